@@ -1,0 +1,57 @@
+/**
+ * Every failure site-kit reports is a `SiteKitError` with a stable `code` and a sentence that says
+ * what to fix. Messages never contain keys, plaintexts or whole tokens.
+ *
+ * | code                  | meaning                                                                  |
+ * |-----------------------|--------------------------------------------------------------------------|
+ * | INVALID_SITE_KEY      | the site key is not exactly 32 bytes                                     |
+ * | INVALID_ACCESS_KEY    | the site access key is empty or not a string                             |
+ * | INVALID_BASE64        | a value that must be standard base64 is not                              |
+ * | DECRYPT_FAILED        | AES decryption failed: wrong site key, or damaged ciphertext             |
+ * | INVALID_INPUT         | an argument breaks a rule (the message names the field and the rule)     |
+ * | INVALID_POLICY        | a policy (token data or gateway answer) breaks a rule of the spec        |
+ * | MALFORMED_TOKEN       | the token is not base64 of a JSON object                                 |
+ * | INVALID_FIELD         | a field of the token JSON is missing or breaks its rule                  |
+ * | HASH_MISMATCH         | the token's hash does not match its fields and the access key            |
+ * | TOKEN_EXPIRED         | now is past timestamp + validity                                          |
+ * | TOKEN_NOT_YET_VALID   | the timestamp lies in the future beyond the allowed clock skew          |
+ * | SITE_MISMATCH         | the token was made for another site ID                                   |
+ */
+export type SiteKitErrorCode =
+  | 'INVALID_SITE_KEY'
+  | 'INVALID_ACCESS_KEY'
+  | 'INVALID_BASE64'
+  | 'DECRYPT_FAILED'
+  | 'INVALID_INPUT'
+  | 'INVALID_POLICY'
+  | TokenErrorCode;
+
+export type TokenErrorCode =
+  | 'MALFORMED_TOKEN'
+  | 'INVALID_FIELD'
+  | 'HASH_MISMATCH'
+  | 'TOKEN_EXPIRED'
+  | 'TOKEN_NOT_YET_VALID'
+  | 'DECRYPT_FAILED'
+  | 'INVALID_POLICY'
+  | 'SITE_MISMATCH';
+
+export class SiteKitError extends Error {
+  override name = 'SiteKitError';
+  readonly code: SiteKitErrorCode;
+
+  constructor(code: SiteKitErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** Thrown by `verifyLicenseToken`: why the license service would refuse the token. */
+export class TokenError extends SiteKitError {
+  override name = 'TokenError';
+  declare readonly code: TokenErrorCode;
+
+  constructor(code: TokenErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}

@@ -1,0 +1,12 @@
+import { z } from 'zod';
+
+export const DRM_TYPES = ['NCG', 'Widevine', 'PlayReady', 'FairPlay'] as const;
+
+export const drmTypeSchema = z.enum(DRM_TYPES, {
+  error: (issue) =>
+    `must be one of ${DRM_TYPES.map((t) => `"${t}"`).join(', ')} (exact case), got ${JSON.stringify(issue.input)}`,
+});
+export type DrmType = z.infer<typeof drmTypeSchema>;
+
+/** The spec's default when a token does not say. */
+export const DEFAULT_DRM_TYPE: DrmType = 'PlayReady';

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { timestampSchema } from './timestamp.ts';
+
+// Member order in these shapes is the order of the spec's tables. zod writes parsed objects in shape
+// order and leaves out absent members, so JSON.stringify of a parsed policy is the canonical token data.
+
+const obj = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.strictObject(shape, { error: 'must be an object' });
+
+const flag = z.boolean({ error: 'must be true or false' });
+
+const hex = (bytes: number) =>
+  z
+    .string({ error: `must be a hex string of ${bytes} bytes` })
+    .regex(
+      new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`),
+      `must be exactly ${bytes * 2} hex characters (${bytes} bytes)`,
+    );
+
+const playbackPolicyShape = obj({
+  limit: flag.optional(),
+  persistent: flag.optional(),
+  duration: z
+    .number({ error: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .nonnegative('must not be negative')
+    .optional(),
+  expire_date: timestampSchema.optional(),
+});
+
+/** Rules the spec states as "applied only when": errors for a builder, warnings for a verifier. */
+export function playbackPolicyConflicts(
+  policy: z.infer<typeof playbackPolicyShape>,
+): { path: string; message: string }[] {
+  const found: { path: string; message: string }[] = [];
+  const limited = policy.limit === true;
+  if (policy.duration !== undefined && !limited) {
+    found.push({
+      path: 'duration',
+      message: 'is applied only when limit is true; set "limit": true or remove duration',
+    });
+  }
+  if (policy.expire_date !== undefined && !limited) {
+    found.push({
+      path: 'expire_date',
+      message: 'is applied only when limit is true; set "limit": true or remove expire_date',
+    });
+  }
+  if (policy.duration !== undefined && policy.expire_date !== undefined) {
+    found.push({
+      path: 'expire_date',
+      message: 'must not be used together with duration (duration wins); keep only one',
+    });
+  }
+  return found;
+}
+
+export const lenientPlaybackPolicySchema = playbackPolicyShape;
+
+export const playbackPolicySchema = playbackPolicyShape.superRefine((policy, ctx) => {
+  for (const { path, message } of playbackPolicyConflicts(policy)) {
+    ctx.addIssue({ code: 'custom', path: [path], message, input: policy });
+  }
+});
+export type PlaybackPolicy = z.infer<typeof playbackPolicySchema>;
+
+export const outputProtectSchema = obj({
+  allow_external_display: flag.optional(),
+  control_hdcp: z
+    .union([z.literal(0), z.literal(1), z.literal(2)], {
+      error: 'must be 0 (no HDCP), 1 (HDCP 1.4) or 2 (HDCP 2.2)',
+    })
+    .optional(),
+});
+
+export const securityPolicySchema = obj({
+  hardware_drm: flag.optional(),
+  output_protect: outputProtectSchema.optional(),
+  allow_mobile_abnormal_device: flag.optional(),
+  playready_security_level: z
+    .union([z.literal(150), z.literal(2000)], { error: 'must be 150 or 2000' })
+    .optional(),
+});
+export type SecurityPolicy = z.infer<typeof securityPolicySchema>;
+
+export const externalKeySchema = obj({
+  mpeg_cenc: obj({
+    key_id: hex(16).optional(),
+    key: hex(16).optional(),
+    iv: hex(16).optional(),
+  }).optional(),
+  hls_aes: obj({ key: hex(16).optional(), iv: hex(16).optional() }).optional(),
+  ncg: obj({ cek: hex(32).optional() }).optional(),
+});
+export type ExternalKey = z.infer<typeof externalKeySchema>;
+
+/** The token data: the plaintext of the token's `token` field. */
+export const tokenPolicySchema = obj({
+  playback_policy: playbackPolicySchema.optional(),
+  security_policy: securityPolicySchema.optional(),
+  external_key: externalKeySchema.optional(),
+});
+export type TokenPolicy = z.infer<typeof tokenPolicySchema>;
+
+/** The same rules less the "applied only when" ones, which a license service applies by precedence. */
+export const lenientTokenPolicySchema = obj({
+  playback_policy: lenientPlaybackPolicySchema.optional(),
+  security_policy: securityPolicySchema.optional(),
+  external_key: externalKeySchema.optional(),
+});

@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { mustBe } from './must-be.ts';
 
 export const DRM_TYPES = ['NCG', 'Widevine', 'PlayReady', 'FairPlay'] as const;
 
 export const drmTypeSchema = z.enum(DRM_TYPES, {
-  error: (issue) =>
-    `must be one of ${DRM_TYPES.map((t) => `"${t}"`).join(', ')} (exact case), got ${JSON.stringify(issue.input)}`,
+  error: mustBe(`one of ${DRM_TYPES.map((t) => `"${t}"`).join(', ')} (exact case)`),
 });
 export type DrmType = z.infer<typeof drmTypeSchema>;
 

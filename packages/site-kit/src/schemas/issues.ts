@@ -15,8 +15,5 @@ function describeIssue(issue: z.core.$ZodIssue, root: string): string {
       .map((k) => `"${k}"`)
       .join(', ')} (the spec defines no such field)`;
   }
-  if (issue.code === 'invalid_type' && issue.input === undefined) {
-    return `${path}: is required`;
-  }
   return `${path || 'value'}: ${issue.message}`;
 }

@@ -1,17 +1,18 @@
 import { z } from 'zod';
+import { mustBe } from './must-be.ts';
 import { timestampSchema } from './timestamp.ts';
 
 // Member order in these shapes is the order of the spec's tables. zod writes parsed objects in shape
 // order and leaves out absent members, so JSON.stringify of a parsed policy is the canonical token data.
 
 const obj = <T extends z.core.$ZodLooseShape>(shape: T) =>
-  z.strictObject(shape, { error: 'must be an object' });
+  z.strictObject(shape, { error: mustBe('an object') });
 
-const flag = z.boolean({ error: 'must be true or false' });
+const flag = z.boolean({ error: mustBe('true or false') });
 
 const hex = (bytes: number) =>
   z
-    .string({ error: `must be a hex string of ${bytes} bytes` })
+    .string({ error: mustBe(`a hex string of ${bytes} bytes`) })
     .regex(
       new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`),
       `must be exactly ${bytes * 2} hex characters (${bytes} bytes)`,
@@ -21,7 +22,7 @@ const playbackPolicyShape = obj({
   limit: flag.optional(),
   persistent: flag.optional(),
   duration: z
-    .number({ error: 'must be a number of seconds' })
+    .number({ error: mustBe('a number of seconds') })
     .int('must be a whole number of seconds')
     .nonnegative('must not be negative')
     .optional(),
@@ -68,7 +69,7 @@ export const outputProtectSchema = obj({
   allow_external_display: flag.optional(),
   control_hdcp: z
     .union([z.literal(0), z.literal(1), z.literal(2)], {
-      error: 'must be 0 (no HDCP), 1 (HDCP 1.4) or 2 (HDCP 2.2)',
+      error: mustBe('0 (no HDCP), 1 (HDCP 1.4) or 2 (HDCP 2.2)'),
     })
     .optional(),
 });
@@ -78,7 +79,7 @@ export const securityPolicySchema = obj({
   output_protect: outputProtectSchema.optional(),
   allow_mobile_abnormal_device: flag.optional(),
   playready_security_level: z
-    .union([z.literal(150), z.literal(2000)], { error: 'must be 150 or 2000' })
+    .union([z.literal(150), z.literal(2000)], { error: mustBe('150 or 2000') })
     .optional(),
 });
 export type SecurityPolicy = z.infer<typeof securityPolicySchema>;

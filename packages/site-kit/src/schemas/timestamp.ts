@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mustBe } from './must-be.ts';
 
 const FORMAT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
 
@@ -33,7 +34,7 @@ export function formatTimestamp(time: Date | number): string {
   return `${iso.slice(0, 19)}Z`;
 }
 
-export const timestampSchema = z.string({ error: 'must be a string' }).superRefine((value, ctx) => {
+export const timestampSchema = z.string({ error: mustBe('a string') }).superRefine((value, ctx) => {
   if (parseTimestamp(value) !== undefined) return;
   ctx.addIssue({
     code: 'custom',

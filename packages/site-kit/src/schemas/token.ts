@@ -1,14 +1,15 @@
 import { z } from 'zod';
+import { mustBe } from './must-be.ts';
 import { isBase64 } from '../crypto/base64.ts';
 import { drmTypeSchema } from './drm-type.ts';
 import { timestampSchema } from './timestamp.ts';
 
 const text = (what: string) =>
-  z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
+  z.string({ error: mustBe(`a string (${what})`) }).min(1, `must not be empty (${what})`);
 
 const base64 = (what: string) =>
   z
-    .string({ error: `must be a base64 string (${what})` })
+    .string({ error: mustBe(`a base64 string (${what})`) })
     .min(1, `must not be empty (${what})`)
     .refine(isBase64, `must be standard padded base64 (${what})`);
 
@@ -23,6 +24,6 @@ export const licenseTokenSchema = z.strictObject(
     timestamp: timestampSchema,
     hash: base64('base64 of the integrity hash'),
   },
-  { error: 'must be a JSON object' },
+  { error: mustBe('a JSON object') },
 );
 export type LicenseToken = z.infer<typeof licenseTokenSchema>;

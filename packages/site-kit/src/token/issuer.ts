@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mustBe } from '../schemas/must-be.ts';
 import { encryptWithKey } from '../crypto/aes.ts';
 import { SiteKitError } from '../errors.ts';
 import { DEFAULT_DRM_TYPE, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
@@ -31,13 +32,16 @@ export interface TokenIssuer {
 
 const issueSchema = z.strictObject(
   {
-    cid: z.string({ error: 'must be a string' }).min(1, 'must not be empty'),
-    userId: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    cid: z.string({ error: mustBe('a string') }).min(1, 'must not be empty'),
+    userId: z
+      .string({ error: mustBe('a string') })
+      .min(1, 'must not be empty')
+      .optional(),
     drmType: drmTypeSchema.optional(),
-    policy: z.unknown(),
+    policy: z.unknown().optional(),
     timestamp: z.union([timestampSchema, z.date()]).optional(),
   },
-  { error: 'must be an object' },
+  { error: mustBe('an object') },
 );
 
 // The spec fixes the IV, so a policy always encrypts to the same token field: cache it per issuer.

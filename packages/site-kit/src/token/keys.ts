@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
+import { mustBe } from '../schemas/must-be.ts';
 import { toAesKey, type SiteKeyInput } from '../crypto/site-key.ts';
 import { SiteKitError } from '../errors.ts';
 import { describeIssues } from '../schemas/issues.ts';
@@ -24,7 +25,7 @@ export interface ValidatedCredentials {
 }
 
 export const hashEncodingSchema = z.enum(HASH_ENCODINGS as [HashEncoding, ...HashEncoding[]], {
-  error: (issue) => `must be "hex-text" or "raw-digest", got ${JSON.stringify(issue.input)}`,
+  error: mustBe('"hex-text" or "raw-digest"'),
 });
 
 export function checkAccessKey(accessKey: unknown): string {

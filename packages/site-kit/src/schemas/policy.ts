@@ -68,9 +68,7 @@ export type PlaybackPolicy = z.infer<typeof playbackPolicySchema>;
 export const outputProtectSchema = obj({
   allow_external_display: flag.optional(),
   control_hdcp: z
-    .union([z.literal(0), z.literal(1), z.literal(2)], {
-      error: mustBe('0 (no HDCP), 1 (HDCP 1.4) or 2 (HDCP 2.2)'),
-    })
+    .literal([0, 1, 2], { error: mustBe('0 (no HDCP), 1 (HDCP 1.4) or 2 (HDCP 2.2)') })
     .optional(),
 });
 
@@ -78,9 +76,7 @@ export const securityPolicySchema = obj({
   hardware_drm: flag.optional(),
   output_protect: outputProtectSchema.optional(),
   allow_mobile_abnormal_device: flag.optional(),
-  playready_security_level: z
-    .union([z.literal(150), z.literal(2000)], { error: mustBe('150 or 2000') })
-    .optional(),
+  playready_security_level: z.literal([150, 2000], { error: mustBe('150 or 2000') }).optional(),
 });
 export type SecurityPolicy = z.infer<typeof securityPolicySchema>;
 

@@ -5,8 +5,8 @@ import { SiteKitError } from '../errors.ts';
 import { DEFAULT_DRM_TYPE, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { tokenPolicySchema, type TokenPolicy } from '../schemas/policy.ts';
-import { formatTimestamp, timestampSchema } from '../schemas/timestamp.ts';
 import { tokenHash } from './hash.ts';
+import { createTimestampText } from './timestamp-memo.ts';
 import { validateCredentials, type SiteCredentials, type ValidatedCredentials } from './keys.ts';
 
 /** The spec's user ID for tokens that carry no user. */
@@ -28,7 +28,16 @@ export interface IssueOptions {
 export interface TokenIssuer {
   /** Builds a token: base64 of the token JSON, ready to hand to the player. */
   issue(options: IssueOptions): string;
+  /**
+   * Checks and encrypts a policy once, for policies used again and again (a rental, a subscription):
+   * `issue({ policy: prepared })` then skips serializing it. The returned copy is frozen.
+   */
+  preparePolicy(policy: TokenPolicy): PreparedPolicy;
 }
+
+declare const prepared: unique symbol;
+/** A policy checked and encrypted by `preparePolicy`; usable wherever a TokenPolicy is. */
+export type PreparedPolicy = TokenPolicy & { readonly [prepared]: true };
 
 const issueSchema = z.strictObject(
   {
@@ -39,7 +48,10 @@ const issueSchema = z.strictObject(
       .optional(),
     drmType: drmTypeSchema.optional(),
     policy: z.unknown().optional(),
-    timestamp: z.union([timestampSchema, z.date()]).optional(),
+    // Checked by createTimestampText, which remembers the last valid one.
+    timestamp: z
+      .union([z.string(), z.date()], { error: mustBe('a yyyy-mm-ddThh:mm:ssZ string or a Date') })
+      .optional(),
   },
   { error: mustBe('an object') },
 );
@@ -51,8 +63,13 @@ const POLICY_CACHE_LIMIT = 256;
 export function createTokenIssuer(options: SiteCredentials): TokenIssuer {
   const site = validateCredentials(options);
   const tokenFields = new Map<string, string>();
+  const preparedFields = new WeakMap<object, string>();
+  const timestampText = createTimestampText();
 
   function tokenField(policy: unknown): string {
+    const preparedField =
+      typeof policy === 'object' && policy !== null && preparedFields.get(policy);
+    if (preparedField) return preparedField;
     const key = policy === undefined ? '' : JSON.stringify(policy);
     const cached = tokenFields.get(key);
     if (cached !== undefined) return cached;
@@ -67,18 +84,34 @@ export function createTokenIssuer(options: SiteCredentials): TokenIssuer {
       const parsed = issueSchema.safeParse(input);
       if (!parsed.success)
         throw new SiteKitError('INVALID_INPUT', describeIssues(parsed.error, ''));
-      const { cid, userId = NO_USER_ID, drmType = DEFAULT_DRM_TYPE, timestamp } = parsed.data;
+      const { cid, userId = NO_USER_ID, drmType = DEFAULT_DRM_TYPE } = parsed.data;
+      const token = tokenField(parsed.data.policy);
+      const timestamp = timestampText(parsed.data.timestamp);
       const fields = {
         drm_type: drmType,
         site_id: site.siteId,
         user_id: userId,
         cid,
-        token: tokenField(parsed.data.policy),
-        timestamp:
-          typeof timestamp === 'string' ? timestamp : formatTimestamp(timestamp ?? Date.now()),
+        token,
+        timestamp,
       };
       const hash = tokenHash(site.accessKey, fields, site.hashEncoding);
-      return Buffer.from(JSON.stringify({ ...fields, hash }), 'utf8').toString('base64');
+      const json = JSON.stringify({
+        drm_type: drmType,
+        site_id: site.siteId,
+        user_id: userId,
+        cid,
+        token,
+        timestamp,
+        hash,
+      });
+      return Buffer.from(json, 'utf8').toString('base64');
+    },
+    preparePolicy(policy) {
+      const canonical = parsePolicy(policy);
+      const copy = deepFreeze(canonical) as PreparedPolicy;
+      preparedFields.set(copy, encryptWithKey(JSON.stringify(canonical), site.aesKey));
+      return copy;
     },
   };
 }
@@ -89,9 +122,21 @@ export function createLicenseToken(options: SiteCredentials & IssueOptions): str
   return createTokenIssuer({ siteId, siteKey, accessKey, hashEncoding }).issue(issue);
 }
 
-function encryptPolicy(site: ValidatedCredentials, policy: unknown): string {
+function parsePolicy(policy: unknown): TokenPolicy {
   const parsed = tokenPolicySchema.safeParse(policy ?? {});
-  if (!parsed.success)
+  if (!parsed.success) {
     throw new SiteKitError('INVALID_POLICY', describeIssues(parsed.error, 'policy'));
-  return encryptWithKey(JSON.stringify(parsed.data), site.aesKey);
+  }
+  return parsed.data;
+}
+
+function encryptPolicy(site: ValidatedCredentials, policy: unknown): string {
+  return encryptWithKey(JSON.stringify(parsePolicy(policy)), site.aesKey);
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const member of Object.values(value)) {
+    if (typeof member === 'object' && member !== null) deepFreeze(member as object);
+  }
+  return Object.freeze(value);
 }

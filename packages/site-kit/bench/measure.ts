@@ -1,0 +1,42 @@
+/**
+ * Measures several candidates fairly on a shared machine: they run in alternating slices over several
+ * rounds, so a burst of load elsewhere hits all of them alike; each gets its best round's rate.
+ */
+export function compare(
+  candidates: Record<string, (i: number) => unknown>,
+  { rounds = 7, sliceMs = 150 } = {},
+): Record<string, number> {
+  const best: Record<string, number> = {};
+  for (const [name, fn] of Object.entries(candidates)) {
+    for (let i = 0; i < 3000; i++) fn(i);
+    best[name] = 0;
+  }
+  let n = 0;
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, fn] of Object.entries(candidates)) {
+      let count = 0;
+      const start = performance.now();
+      let elapsed = 0;
+      while (elapsed < sliceMs) {
+        for (let j = 0; j < 200; j++) fn(n++);
+        count += 200;
+        elapsed = performance.now() - start;
+      }
+      best[name] = Math.max(best[name] as number, (count / elapsed) * 1000);
+    }
+  }
+  return best;
+}
+
+export function table(rows: string[][]): void {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  for (const row of rows)
+    console.log(
+      row
+        .map((cell, c) => cell.padEnd(widths[c]!))
+        .join('  ')
+        .trimEnd(),
+    );
+}
+
+export const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

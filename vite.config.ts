@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 // One vitest project per package plus the cross-package suite in test/. `pnpm test` runs them all.
 export default defineConfig({
   test: {
+    reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {
         test: {

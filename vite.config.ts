@@ -38,6 +38,18 @@ export default defineConfig({
           environment: 'node',
         },
       },
+      {
+        test: {
+          name: 'e2e',
+          root: 'test',
+          include: ['e2e/**/*.test.ts'],
+          environment: 'node',
+          // Real browser, real servers: generous limits; every in-page wait has its own timeout.
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

@@ -1,0 +1,90 @@
+/**
+ * Every failure this package reports is a `LicenseAuthError` with a stable `code` and a sentence
+ * that says what to fix. Messages never contain tokens or custom data.
+ *
+ * | code                  | meaning                                                                  |
+ * |-----------------------|--------------------------------------------------------------------------|
+ * | INVALID_OPTIONS       | `attachLicenseAuth` was given options that break a rule (all are listed) |
+ * | TOKEN_FETCH_FAILED    | the site's token endpoint failed or refused (`TokenFetchError`)          |
+ * | TOKEN_TIMEOUT         | the token did not arrive within `tokenTimeoutMs` (`TokenFetchError`)     |
+ * | ABORTED               | the token fetch was cut short by `detach()` or `player.unload()`         |
+ * | NO_CONTENT_ID         | no content ID could be found for a license request                       |
+ * | LICENSE_SERVICE_ERROR | the license service answered with an error body (`LicenseServiceError`)  |
+ * | FAIRPLAY_CERTIFICATE  | the FairPlay certificate is missing, unreadable or failed to load        |
+ * | FAIRPLAY_RESPONSE     | the FairPlay license answer holds no CKC                                 |
+ */
+export type LicenseAuthErrorCode =
+  | 'INVALID_OPTIONS'
+  | 'TOKEN_FETCH_FAILED'
+  | 'TOKEN_TIMEOUT'
+  | 'ABORTED'
+  | 'NO_CONTENT_ID'
+  | 'LICENSE_SERVICE_ERROR'
+  | 'FAIRPLAY_CERTIFICATE'
+  | 'FAIRPLAY_RESPONSE';
+
+export class LicenseAuthError extends Error {
+  override name = 'LicenseAuthError';
+  readonly code: LicenseAuthErrorCode;
+
+  constructor(code: LicenseAuthErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+export interface TokenFetchErrorInfo {
+  /** The token endpoint (or `getToken()`/`getCustomData()` when the app fetches itself). */
+  url: string;
+  /** HTTP status; `undefined` when no answer arrived (network, CORS, timeout). */
+  status?: number;
+  /** The site's reason: its error message or the start of its answer, as given by the site. */
+  reason?: string;
+}
+
+export class TokenFetchError extends LicenseAuthError {
+  override name = 'TokenFetchError';
+  declare readonly code: 'TOKEN_FETCH_FAILED' | 'TOKEN_TIMEOUT';
+  declare readonly url: string;
+  declare readonly status: number | undefined;
+  declare readonly reason: string | undefined;
+
+  constructor(
+    code: 'TOKEN_FETCH_FAILED' | 'TOKEN_TIMEOUT',
+    info: TokenFetchErrorInfo,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+    Object.assign(this, { url: info.url, status: info.status, reason: info.reason });
+  }
+}
+
+export interface LicenseServiceErrorInfo {
+  /** The service's own code, e.g. `TOKEN_EXPIRED`. */
+  errorCode: string;
+  /** The service's own message. */
+  serviceMessage: string;
+  detail?: string;
+  /** HTTP status of the license answer (the service may send errors with 200). */
+  status: number;
+  url: string;
+  keySystem: string;
+}
+
+export class LicenseServiceError extends LicenseAuthError {
+  override name = 'LicenseServiceError';
+  declare readonly code: 'LICENSE_SERVICE_ERROR';
+  declare readonly errorCode: string;
+  declare readonly serviceMessage: string;
+  declare readonly detail: string | undefined;
+  declare readonly status: number;
+  declare readonly url: string;
+  declare readonly keySystem: string;
+
+  constructor(info: LicenseServiceErrorInfo, message: string) {
+    super('LICENSE_SERVICE_ERROR', message);
+    const { errorCode, serviceMessage, detail, status, url, keySystem } = info;
+    Object.assign(this, { errorCode, serviceMessage, detail, status, url, keySystem });
+  }
+}

@@ -1,0 +1,116 @@
+import { bytesToText, fromBase64, toBase64, toBytes, utf8, type BufferLike } from './bytes.ts';
+import { LicenseAuthError } from './errors.ts';
+import type { DrmInfo } from './shaka-types.ts';
+
+/** A FairPlay certificate as sent by servers: DER bytes, base64 text, or PEM. */
+export function normaliseCertificate(data: BufferLike | string): Uint8Array {
+  const text = typeof data === 'string' ? data : bytesToText(toBytes(data));
+  // DER bytes never read as base64 text, so whatever decodes was sent as text.
+  const decoded = fromBase64(text.replace(/-----[A-Z ]+-----/g, ''));
+  if (decoded?.length) return decoded;
+  if (typeof data === 'string' || data.byteLength === 0) {
+    throw new LicenseAuthError(
+      'FAIRPLAY_CERTIFICATE',
+      'The FairPlay certificate is neither DER bytes nor base64: give the .cer file or its base64.',
+    );
+  }
+  return toBytes(data);
+}
+
+/** The SPC as the form body `spc=<base64>` that FairPlay license services take. */
+export function spcFormBody(spc: BufferLike): Uint8Array {
+  return utf8('spc=' + encodeURIComponent(toBase64(toBytes(spc))));
+}
+
+/** The CKC from a license answer: `<ckc>base64</ckc>`, JSON `{"ckc"}`, bare base64, or raw bytes. */
+export function unwrapCkc(data: BufferLike): Uint8Array {
+  const bytes = toBytes(data);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes).trim();
+  } catch {
+    return bytes;
+  }
+  const tagged = /^<ckc>([\s\S]*)<\/ckc>$/i.exec(text);
+  if (tagged) text = tagged[1] ?? '';
+  else if (text.startsWith('{')) {
+    let wrapped: unknown;
+    try {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      wrapped = body['ckc'] ?? body['CkcMessage'] ?? body['License'];
+    } catch {
+      wrapped = undefined;
+    }
+    if (typeof wrapped !== 'string') {
+      throw new LicenseAuthError(
+        'FAIRPLAY_RESPONSE',
+        'The FairPlay license answer is JSON without a "ckc": check the license server URL.',
+      );
+    }
+    text = wrapped;
+  }
+  const ckc = fromBase64(text);
+  if (ckc && ckc.length > 0) return ckc;
+  if (tagged) {
+    throw new LicenseAuthError(
+      'FAIRPLAY_RESPONSE',
+      'The <ckc> element of the FairPlay license answer is not base64.',
+    );
+  }
+  return bytes;
+}
+
+/** The content ID of an `skd://` key URI (from HLS `EXT-X-KEY`, or skd init data in UTF-8/UTF-16). */
+export function contentIdFromSkd(
+  uriOrInitData: string | BufferLike | null | undefined,
+): string | null {
+  if (uriOrInitData == null) return null;
+  const text =
+    typeof uriOrInitData === 'string' ? uriOrInitData : bytesToText(toBytes(uriOrInitData));
+  const at = text.indexOf('skd://');
+  if (at < 0) return null;
+  const id =
+    text
+      .slice(at + 6)
+      .split(/[?#\0]/)[0]
+      ?.trim() ?? '';
+  return id || null;
+}
+
+/**
+ * `drm.initDataTransform` for FairPlay: rebuilds skd init data as the CDM expects it, with the
+ * content ID taken from the `skd://` URI and the certificate Shaka loaded:
+ * `[len][skd URI, UTF-16LE][len][content ID, UTF-16LE][len][certificate]`, lengths 32-bit LE.
+ */
+export function fairPlayInitDataTransform(
+  initData: Uint8Array,
+  initDataType: string,
+  drmInfo: DrmInfo | null,
+): Uint8Array {
+  if (initDataType !== 'skd') return initData;
+  const cert = drmInfo?.serverCertificate;
+  if (!cert || cert.length === 0) {
+    throw new LicenseAuthError(
+      'FAIRPLAY_CERTIFICATE',
+      'FairPlay needs the server certificate: set fairplay.certificateUrl or fairplay.certificate.',
+    );
+  }
+  const uri = bytesToText(initData);
+  const parts = [utf16le(uri), utf16le(contentIdFromSkd(uri) ?? ''), cert];
+  const out = new Uint8Array(parts.reduce((n, p) => n + 4 + p.length, 0));
+  const view = new DataView(out.buffer);
+  let offset = 0;
+  for (const part of parts) {
+    view.setUint32(offset, part.length, true);
+    out.set(part, offset + 4);
+    offset += 4 + part.length;
+  }
+  return out;
+}
+
+function utf16le(text: string): Uint8Array {
+  const out = new Uint8Array(text.length * 2);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < text.length; i++) view.setUint16(i * 2, text.charCodeAt(i), true);
+  return out;
+}

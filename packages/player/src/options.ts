@@ -1,0 +1,156 @@
+import type { AxiosInstance } from 'axios';
+import type { BufferLike } from './bytes.ts';
+import { LicenseAuthError } from './errors.ts';
+import type { DrmInfo, ShakaRequest } from './shaka-types.ts';
+import { DEFAULT_RETRY, type RetryPolicy, type TokenFetcher } from './token-client.ts';
+
+export interface FairPlayOptions {
+  /** Where Shaka loads the certificate from; binary or base64 answers are both accepted. */
+  certificateUrl?: string;
+  /** The certificate itself: DER bytes or base64 text. */
+  certificate?: BufferLike | string;
+}
+
+export interface LicenseAuthOptions {
+  /** The cid of the content being played. */
+  contentId?: string;
+  /** The cid for a license request, when it depends on the content (FairPlay falls back to `skd://`). */
+  getContentId?: (
+    drmInfo: DrmInfo,
+    request: ShakaRequest,
+  ) => string | undefined | Promise<string | undefined>;
+  /** Token mode: the site's token endpoint (`POST` JSON `{"cid","drm_type"}` with cookies, text answer). */
+  tokenUrl?: string;
+  /** Token mode: fetch the token yourself. */
+  getToken?: TokenFetcher;
+  /** Gateway mode: the site's custom data endpoint (same protocol as `tokenUrl`). */
+  customDataUrl?: string;
+  /** Gateway mode: fetch the custom data yourself. */
+  getCustomData?: TokenFetcher;
+  /** License server: one URL for Widevine, PlayReady and FairPlay, or a map per key system. */
+  licenseServer?: string | Readonly<Record<string, string>>;
+  /** Request header that carries the token or custom data. Default `x-drm-custom-data`. */
+  header?: string;
+  /** Key system (or key system prefix) to drm_type, over the built-in map. */
+  drmTypes?: Readonly<Record<string, string>>;
+  fairplay?: FairPlayOptions;
+  /** Deadline for getting one token, retries included. Default 10 000 ms. */
+  tokenTimeoutMs?: number;
+  /** Retry of `tokenUrl`/`customDataUrl` fetches. */
+  retry?: Partial<RetryPolicy>;
+  /** Token validity after arrival. Default 60 000 ms (the spec's 60 s). */
+  tokenLifetimeMs?: number;
+  /** Reuse a token only while this much of its life is left. Default 20 000 ms. */
+  tokenMinRemainingMs?: number;
+  /** Prefetch the token when the player starts loading. Default true. */
+  autoPrefetch?: boolean;
+  /** axios instance for the site's endpoint (interceptors, base URL). Default: axios. */
+  axios?: AxiosInstance;
+  /** Monotonic clock in ms. Default `performance.now`. */
+  now?: () => number;
+}
+
+export interface ResolvedOptions {
+  contentId: string | undefined;
+  getContentId: LicenseAuthOptions['getContentId'];
+  kind: 'token' | 'custom data';
+  url: string | undefined;
+  fetcher: TokenFetcher | undefined;
+  licenseServer: LicenseAuthOptions['licenseServer'];
+  header: string;
+  drmTypes: Readonly<Record<string, string>>;
+  fairplay: FairPlayOptions | undefined;
+  tokenTimeoutMs: number;
+  retry: RetryPolicy;
+  tokenLifetimeMs: number;
+  tokenMinRemainingMs: number;
+  autoPrefetch: boolean;
+  axios: AxiosInstance | undefined;
+  now: () => number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// What each option must be, by its type letter: s string, f function, n number >= 0, b boolean,
+// m map of key system to string, o object, a axios instance (a function).
+const RULES =
+  'contentId:s tokenUrl:s customDataUrl:s header:s getContentId:f getToken:f getCustomData:f now:f ' +
+  'tokenTimeoutMs:n tokenLifetimeMs:n tokenMinRemainingMs:n autoPrefetch:b drmTypes:m fairplay:o retry:o axios:a';
+const MUST: Readonly<Record<string, string>> = {
+  s: 'a non-empty string',
+  f: 'a function',
+  n: 'a number >= 0',
+  b: 'a boolean',
+  m: 'a map of key system to string',
+  o: 'an object',
+  a: 'an axios instance',
+};
+
+function broken(rule: string, v: unknown): boolean {
+  if (rule === 's') return typeof v !== 'string' || v.trim() === '';
+  if (rule === 'n') return typeof v !== 'number' || !(v >= 0 && v < Infinity);
+  if (rule === 'f' || rule === 'a') return typeof v !== 'function';
+  if (rule === 'b') return typeof v !== 'boolean';
+  return !isObject(v) || (rule === 'm' && Object.values(v).some((s) => broken('s', s)));
+}
+
+/** Checks every rule and reports all broken ones in one `INVALID_OPTIONS` error. */
+export function resolveOptions(input: unknown): ResolvedOptions {
+  const o = (isObject(input) ? input : {}) as LicenseAuthOptions & Record<string, unknown>;
+  const issues: string[] = isObject(input) ? [] : ['options must be an object'];
+  const check = (name: string, v: unknown, rule: string) => {
+    if (v !== undefined && broken(rule, v)) issues.push(`${name} must be ${MUST[rule]}`);
+  };
+  for (const spec of RULES.split(' ')) {
+    const [name = '', rule = ''] = spec.split(':');
+    check(name, o[name], rule);
+  }
+  check('licenseServer', o.licenseServer, typeof o.licenseServer === 'string' ? 's' : 'm');
+  const fairplay = (o.fairplay ?? {}) as Record<string, unknown>;
+  check('fairplay.certificateUrl', fairplay['certificateUrl'], 's');
+  const retry = (o.retry ?? {}) as Record<string, unknown>;
+  for (const key of ['maxAttempts', 'baseDelayMs', 'backoffFactor', 'maxDelayMs'])
+    check(`retry.${key}`, retry[key], 'n');
+  const sources = ['tokenUrl', 'getToken', 'customDataUrl', 'getCustomData'].filter(
+    (k) => o[k] !== undefined,
+  );
+  if (sources.length !== 1) {
+    issues.push(
+      sources.length === 0
+        ? 'one of tokenUrl, getToken, customDataUrl, getCustomData is required'
+        : `give only one of ${sources.join(', ')}`,
+    );
+  }
+  if (o.contentId === undefined && o.getContentId === undefined && o.fairplay === undefined) {
+    issues.push('contentId or getContentId is required');
+  }
+  if (typeof o.header === 'string' && !/^[!#$%&'*+.^_`|~\w-]+$/.test(o.header)) {
+    issues.push('header must be an HTTP header name');
+  }
+  if ((o.tokenMinRemainingMs ?? 20_000) >= (o.tokenLifetimeMs ?? 60_000)) {
+    issues.push('tokenMinRemainingMs must be less than tokenLifetimeMs');
+  }
+  if (issues.length > 0) {
+    throw new LicenseAuthError(
+      'INVALID_OPTIONS',
+      `attachLicenseAuth(player, options): ${issues.join('; ')}.`,
+    );
+  }
+
+  const given = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  return {
+    header: 'x-drm-custom-data',
+    drmTypes: {},
+    tokenTimeoutMs: 10_000,
+    tokenLifetimeMs: 60_000,
+    tokenMinRemainingMs: 20_000,
+    autoPrefetch: true,
+    now: () => performance.now(),
+    ...given,
+    kind: o.customDataUrl !== undefined || o.getCustomData !== undefined ? 'custom data' : 'token',
+    url: o.tokenUrl ?? o.customDataUrl,
+    fetcher: o.getToken ?? o.getCustomData,
+    retry: { ...DEFAULT_RETRY, ...o.retry },
+  } as ResolvedOptions;
+}

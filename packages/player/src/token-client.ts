@@ -1,0 +1,178 @@
+import type { AxiosInstance } from 'axios';
+import { LicenseAuthError, TokenFetchError } from './errors.ts';
+import type { DrmType } from './key-systems.ts';
+
+export interface TokenParams {
+  cid: string;
+  drmType: DrmType;
+  /** Aborted on timeout, `detach()` and `player.unload()`: pass it on to your own fetch. */
+  signal: AbortSignal;
+}
+
+export type TokenFetcher = (params: TokenParams) => Promise<string>;
+
+/** Retry of the site's endpoint as data: which answers are worth another try, and how long to wait. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  backoffFactor: number;
+  maxDelayMs: number;
+  /** HTTP statuses that are retried; an answer that never arrived (network) is always retried. */
+  retryOnStatus: readonly number[];
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 2,
+  baseDelayMs: 250,
+  backoffFactor: 2,
+  maxDelayMs: 2000,
+  retryOnStatus: [408, 429, 500, 502, 503, 504],
+};
+
+export type SiteAnswer = 'token' | 'custom data';
+
+/**
+ * The default protocol (DESIGN.md): `POST <url>` with JSON `{"cid","drm_type"}` and the user's
+ * cookies; the site answers the token (or custom data) as text/plain.
+ */
+export function createSiteFetcher(
+  http: AxiosInstance,
+  url: string,
+  what: SiteAnswer,
+  retry: RetryPolicy,
+): TokenFetcher {
+  const once = async ({ cid, drmType, signal }: TokenParams): Promise<string> => {
+    let res;
+    try {
+      res = await http.post<string>(
+        url,
+        { cid, drm_type: drmType },
+        {
+          withCredentials: true,
+          responseType: 'text',
+          transformResponse: (data: unknown) => data,
+          headers: { Accept: 'text/plain', 'Content-Type': 'application/json' },
+          validateStatus: () => true,
+          signal,
+        },
+      );
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw siteError({ url, reason }, what, cid, error);
+    }
+    const text = typeof res.data === 'string' ? res.data.trim() : '';
+    // An empty 2xx answer is reported by withDeadline, which checks every source.
+    if (res.status >= 200 && res.status < 300) return text;
+    throw siteError({ url, status: res.status, reason: reasonOf(text) }, what, cid);
+  };
+
+  return async (params) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await once(params);
+      } catch (error) {
+        if (!(error instanceof TokenFetchError) || attempt >= retry.maxAttempts) throw error;
+        if (error.status !== undefined && !retry.retryOnStatus.includes(error.status)) throw error;
+        const delay = retry.baseDelayMs * retry.backoffFactor ** (attempt - 1);
+        await sleep(Math.min(delay, retry.maxDelayMs), params.signal);
+      }
+    }
+  };
+}
+
+/**
+ * Runs `fetcher` under its own deadline and the caller's signal; whichever fires first aborts it,
+ * and the promise settles at once even if the fetcher ignores the signal.
+ */
+export function withDeadline(
+  fetcher: TokenFetcher,
+  source: string,
+  what: SiteAnswer,
+  timeoutMs: number,
+): (cid: string, drmType: DrmType, signal: AbortSignal) => Promise<string> {
+  return (cid, drmType, parent) => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    const onParentAbort = () => controller.abort(parent.reason);
+    parent.addEventListener('abort', onParentAbort, { once: true });
+    const timer = setTimeout(() => {
+      controller.abort(
+        new TokenFetchError(
+          'TOKEN_TIMEOUT',
+          { url: source },
+          `No ${what} from ${source} within ${timeoutMs} ms for cid "${cid}" (${drmType}): raise tokenTimeoutMs or check the site.`,
+        ),
+      );
+    }, timeoutMs);
+    return new Promise<string>((resolve, reject) => {
+      if (parent.aborted) onParentAbort();
+      if (signal.aborted) return reject(signal.reason);
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      fetcher({ cid, drmType, signal }).then(
+        (value) =>
+          typeof value === 'string' && value.trim()
+            ? resolve(value.trim())
+            : reject(siteError({ url: source, reason: `an empty ${what}` }, what, cid)),
+        (error: unknown) =>
+          reject(
+            error instanceof LicenseAuthError
+              ? error
+              : siteError({ url: source, reason: messageOf(error) }, what, cid, error),
+          ),
+      );
+    }).finally(() => {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onParentAbort);
+    });
+  };
+}
+
+function siteError(
+  info: { url: string; status?: number; reason?: string },
+  what: SiteAnswer,
+  cid: string,
+  cause?: unknown,
+): TokenFetchError {
+  const { url, status, reason } = info;
+  const said = reason ? ` (${reason})` : '';
+  const message =
+    status === undefined
+      ? `No ${what} from ${url}${said}: check the URL, that the site is up, and its CORS rules.`
+      : status === 401 || status === 403
+        ? `${url} refused a ${what} for cid "${cid}" with HTTP ${status}${said}: the user must be signed in and allowed to play it.`
+        : `${url} answered HTTP ${status}${said} instead of a ${what} for cid "${cid}": check the URL and the site's logs.`;
+  return new TokenFetchError('TOKEN_FETCH_FAILED', info, message, { cause });
+}
+
+/** The site's reason from a JSON error (`message`/`error`) or the start of its text. */
+function reasonOf(text: string): string | undefined {
+  if (!text) return undefined;
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const said = body['message'] ?? body['error'] ?? body['reason'];
+    if (typeof said === 'string') return said.slice(0, 200);
+  } catch {
+    // Not JSON: the text itself is the reason.
+  }
+  return text.slice(0, 200);
+}
+
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

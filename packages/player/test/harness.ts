@@ -1,0 +1,215 @@
+// Test harness: a real shaka.Player (its NetworkingEngine and XHR plugin running on happy-dom's
+// XMLHttpRequest) and msw standing in for the site's token endpoint and the license server.
+import shakaModule from 'shaka-player';
+import { setupServer } from 'msw/node';
+import { http, HttpResponse, type HttpResponseResolver } from 'msw';
+import type Shaka from 'shaka-player';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import {
+  attachLicenseAuth,
+  type LicenseAuthEvents,
+  type LicenseAuthHandle,
+  type LicenseAuthOptions,
+} from '../src/index.ts';
+
+type ShakaNs = typeof Shaka.default;
+// At run time the CommonJS build's exports object is the namespace itself.
+export const shaka = shakaModule as unknown as ShakaNs;
+shaka.polyfill.installAll();
+
+export type Player = Shaka.default.Player;
+export type ShakaError = Shaka.default.util.Error;
+
+/** A `<video>` element (the root type check runs without the DOM lib, so the global is reached by cast). */
+export function videoElement(): HTMLMediaElementLike {
+  const { document } = globalThis as unknown as {
+    document: { createElement(tag: 'video'): HTMLMediaElementLike };
+  };
+  return document.createElement('video');
+}
+type HTMLMediaElementLike = Parameters<Player['attach']>[0];
+
+/** happy-dom's page origin: the site's own endpoints are same-origin. */
+export const SITE = 'http://localhost:3000';
+/** The license server lives on another origin, so every request goes through a CORS preflight. */
+export const LICENSE_ORIGIN = 'http://127.0.0.1:8443';
+export const TOKEN_URL = `${SITE}/api/drm-token`;
+export const LICENSE_URL = `${LICENSE_ORIGIN}/license`;
+export const CERT_URL = `${LICENSE_ORIGIN}/fairplay.cer`;
+
+const CORS = {
+  'access-control-allow-origin': SITE,
+  'access-control-allow-credentials': 'true',
+  'access-control-allow-methods': 'POST, GET',
+  'access-control-allow-headers': 'x-drm-custom-data, x-other-header, content-type',
+  'access-control-expose-headers': 'content-type',
+};
+
+export const server = setupServer();
+
+export interface Seen {
+  token: Array<{ cid: string; drm_type: string }>;
+  license: Array<{ header: string | null; contentType: string | null; body: Uint8Array }>;
+}
+
+export function cors(init: ResponseInit = {}): ResponseInit {
+  return { ...init, headers: { ...CORS, ...(init.headers as Record<string, string>) } };
+}
+
+/** The preflight handler for the license origin, needed by every license-server mock. */
+export const preflight = http.options(
+  `${LICENSE_ORIGIN}/*`,
+  () => new HttpResponse(null, cors({ status: 204 })),
+);
+
+export function tokenEndpoint(seen: Seen, answer?: HttpResponseResolver, url = TOKEN_URL) {
+  let n = 0;
+  return http.post(url, async (info) => {
+    const body = (await info.request.clone().json()) as { cid: string; drm_type: string };
+    seen.token.push(body);
+    n++;
+    if (answer) return answer(info);
+    return HttpResponse.text(`token-${n}-${body.drm_type}-${body.cid}`);
+  });
+}
+
+export function licenseServer(seen: Seen, answer?: HttpResponseResolver, url = LICENSE_URL) {
+  return http.post(url, async (info) => {
+    seen.license.push({
+      header: info.request.headers.get('x-drm-custom-data'),
+      contentType: info.request.headers.get('content-type'),
+      body: new Uint8Array(await info.request.clone().arrayBuffer()),
+    });
+    if (answer) return answer(info);
+    return new HttpResponse(new Uint8Array([1, 2, 3]), cors());
+  });
+}
+
+export const newSeen = (): Seen => ({ token: [], license: [] });
+
+export function makePlayer(): Player {
+  return new shaka.Player();
+}
+
+const FAST_RETRY = {
+  maxAttempts: 2,
+  baseDelay: 1,
+  backoffFactor: 1,
+  fuzzFactor: 0,
+  timeout: 0,
+  stallTimeout: 0,
+  connectionTimeout: 0,
+};
+
+export interface LicenseRequestInit {
+  keySystem?: string;
+  uri?: string;
+  body?: Uint8Array;
+  maxAttempts?: number;
+  licenseRequestType?: string;
+  initData?: Uint8Array;
+  initDataType?: string;
+}
+
+/** A license request as Shaka's DRM engine builds it, sent through the player's NetworkingEngine. */
+export function requestLicense(player: Player, init: LicenseRequestInit = {}) {
+  const uri = init.uri ?? LICENSE_URL;
+  const request = shaka.net.NetworkingEngine.makeRequest([uri], {
+    ...FAST_RETRY,
+    maxAttempts: init.maxAttempts ?? 2,
+  });
+  request.method = 'POST';
+  request.body = init.body ?? new Uint8Array([9, 9, 9]);
+  request.licenseRequestType = init.licenseRequestType ?? 'license-request';
+  request.initData = init.initData ?? null;
+  request.initDataType = init.initDataType ?? null;
+  request.drmInfo = {
+    keySystem: init.keySystem ?? 'com.widevine.alpha',
+    licenseServerUri: uri,
+    audioRobustness: '',
+    videoRobustness: '',
+    distinctiveIdentifierRequired: false,
+    persistentStateRequired: false,
+    encryptionScheme: 'cenc',
+    initData: null,
+    keyIds: null,
+    serverCertificate: null,
+    serverCertificateUri: '',
+    sessionType: 'temporary',
+  };
+  return player
+    .getNetworkingEngine()!
+    .request(shaka.net.NetworkingEngine.RequestType.LICENSE, request).promise;
+}
+
+/** Resolves to the rejection of `promise` (fails the test if it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<ShakaError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ShakaError;
+  }
+  throw new Error('expected a rejection');
+}
+
+export const text = (data: ArrayBuffer | ArrayBufferView): string =>
+  new TextDecoder().decode(
+    data instanceof ArrayBuffer
+      ? data
+      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+  );
+
+export interface Answers {
+  token?: HttpResponseResolver;
+  license?: HttpResponseResolver;
+}
+
+/**
+ * Starts msw for the file, and gives `setup()`: a fresh player with the handle attached, and the
+ * token and license requests it made in `h.seen`. Players are destroyed after each test.
+ */
+export function useLicenseAuthHarness() {
+  const players: Player[] = [];
+  beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+  afterEach(async () => {
+    server.resetHandlers();
+    await Promise.all(players.splice(0).map((p) => p.destroy()));
+  });
+  afterAll(() => server.close());
+
+  const h = {
+    seen: newSeen(),
+    players,
+    setup(options: Partial<LicenseAuthOptions> = {}, answers: Answers = {}) {
+      h.seen = newSeen();
+      server.use(
+        preflight,
+        tokenEndpoint(h.seen, answers.token),
+        licenseServer(h.seen, answers.license),
+      );
+      const player = makePlayer();
+      players.push(player);
+      const handle = attachLicenseAuth(player, {
+        contentId: 'movie-1',
+        tokenUrl: TOKEN_URL,
+        ...options,
+      });
+      return { player, handle };
+    },
+    record<K extends keyof LicenseAuthEvents>(
+      handle: LicenseAuthHandle,
+      name: K,
+    ): Array<LicenseAuthEvents[K]> {
+      const events: Array<LicenseAuthEvents[K]> = [];
+      handle.on(name, (event) => events.push(event));
+      return events;
+    },
+    /** The error a filter threw, as Shaka hands it on (REQUEST/RESPONSE_FILTER_ERROR, original at data[0]). */
+    filterError(error: unknown): unknown {
+      const shakaError = error as ShakaError;
+      expect([1006, 1007]).toContain(shakaError.code);
+      return shakaError.data[0];
+    },
+  };
+  return h;
+}

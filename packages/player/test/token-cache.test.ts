@@ -1,0 +1,95 @@
+import { describe, expect, test } from 'vitest';
+import { createTokenCache } from '../src/token-cache.ts';
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+describe('token cache', () => {
+  const make = (clock: { now: number }) =>
+    createTokenCache({ lifetimeMs: 60_000, minRemainingMs: 20_000, now: () => clock.now });
+
+  test('one fetch serves every caller that asks while it is under way', async () => {
+    const cache = make({ now: 0 });
+    const pending = deferred<string>();
+    let fetches = 0;
+    const fetch = () => (fetches++, pending.promise);
+    const all = Promise.all([cache.get('k', fetch), cache.get('k', fetch), cache.get('k', fetch)]);
+    pending.resolve('t1');
+    expect((await all).map((r) => `${r.value}/${r.source}`)).toEqual([
+      't1/network',
+      't1/shared',
+      't1/shared',
+    ]);
+    expect(fetches).toBe(1);
+  });
+
+  test('age is measured from arrival, not from the request', async () => {
+    const clock = { now: 0 };
+    const cache = make(clock);
+    await cache.get('k', async () => {
+      clock.now += 5_000; // a slow site: the token arrives at 5 s
+      return 't1';
+    });
+    clock.now = 44_999; // 39.999 s after arrival
+    expect((await cache.get('k', async () => 't2')).value).toBe('t1');
+    clock.now = 45_000; // 40 s after arrival: only 20 s left
+    expect(await cache.get('k', async () => 't2')).toEqual({ value: 't2', source: 'network' });
+  });
+
+  test('keys are independent', async () => {
+    const cache = make({ now: 0 });
+    await cache.get('a', async () => 'ta');
+    expect((await cache.get('b', async () => 'tb')).value).toBe('tb');
+    expect((await cache.get('a', async () => 'other')).value).toBe('ta');
+  });
+
+  test('invalidate forgets only the refused token', async () => {
+    const cache = make({ now: 0 });
+    await cache.get('k', async () => 't1');
+    cache.invalidate('k', 'old-token');
+    expect((await cache.get('k', async () => 't2')).value).toBe('t1');
+    cache.invalidate('k', 't1');
+    expect((await cache.get('k', async () => 't2')).value).toBe('t2');
+  });
+
+  test('a failed fetch is not cached, the next caller tries again', async () => {
+    const cache = make({ now: 0 });
+    await expect(cache.get('k', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    expect((await cache.get('k', async () => 't2')).value).toBe('t2');
+  });
+
+  test('abortAll aborts the fetch signal and rejects every waiter at once', async () => {
+    const cache = make({ now: 0 });
+    let signal: AbortSignal | undefined;
+    const never = (s: AbortSignal) => {
+      signal = s;
+      return new Promise<string>((_, reject) =>
+        s.addEventListener('abort', () => reject(s.reason)),
+      );
+    };
+    const waiting = Promise.allSettled([cache.get('k', never), cache.get('k', never)]);
+    cache.abortAll(new Error('unloaded'));
+    const results = await waiting;
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(signal?.aborted).toBe(true);
+    // A late answer of the aborted fetch does not land in the cache.
+    expect((await cache.get('k', async () => 'fresh')).source).toBe('network');
+  });
+
+  test('destroy aborts with ABORTED and empties the cache', async () => {
+    const cache = make({ now: 0 });
+    await cache.get('k', async () => 't1');
+    const waiting = cache.get(
+      'other',
+      (s) =>
+        new Promise<string>((_, reject) => s.addEventListener('abort', () => reject(s.reason))),
+    );
+    cache.destroy();
+    await expect(waiting).rejects.toMatchObject({ code: 'ABORTED' });
+    expect((await cache.get('k', async () => 't2')).value).toBe('t2');
+  });
+});

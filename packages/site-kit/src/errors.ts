@@ -16,6 +16,10 @@
  * | TOKEN_EXPIRED         | now is past timestamp + validity                                          |
  * | TOKEN_NOT_YET_VALID   | the timestamp lies in the future beyond the allowed clock skew          |
  * | SITE_MISMATCH         | the token was made for another site ID                                   |
+ * | INVALID_GATEWAY_REQUEST  | a gateway callback request breaks the spec (the message names the field) |
+ * | INVALID_GATEWAY_RESPONSE | a gateway answer breaks the spec, or does not match its request's format |
+ * | INVALID_CUSTOM_DATA      | gateway-mode custom data is not base64 of the expected JSON envelope     |
+ * | INVALID_DECISION         | a site's authorize function answered something that is not a decision   |
  */
 export type SiteKitErrorCode =
   | 'INVALID_SITE_KEY'
@@ -24,6 +28,10 @@ export type SiteKitErrorCode =
   | 'DECRYPT_FAILED'
   | 'INVALID_INPUT'
   | 'INVALID_POLICY'
+  | 'INVALID_GATEWAY_REQUEST'
+  | 'INVALID_GATEWAY_RESPONSE'
+  | 'INVALID_CUSTOM_DATA'
+  | 'INVALID_DECISION'
   | TokenErrorCode;
 
 export type TokenErrorCode =

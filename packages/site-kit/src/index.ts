@@ -30,6 +30,7 @@ export {
   NO_USER_ID,
   type IssueOptions,
   type TokenIssuer,
+  type PreparedPolicy,
 } from './token/issuer.ts';
 export { decodeLicenseToken } from './token/decode.ts';
 export {
@@ -39,3 +40,51 @@ export {
   type VerifiedLicenseToken,
   type TokenVerifier,
 } from './token/verifier.ts';
+
+// Gateway callback codec and gateway-mode custom data.
+export { type GatewayFormat, type GatewayRequest } from './gateway/request.ts';
+export {
+  SUCCESS_CODE,
+  type GatewayAnswer,
+  type JsonGatewayAnswer,
+  type XmlGatewayAnswer,
+} from './gateway/answer.ts';
+export {
+  encodeGatewayRequest,
+  decodeGatewayRequest,
+  encodeGatewayAnswer,
+  decodeGatewayResponse,
+} from './gateway/codec.ts';
+export {
+  createCustomData,
+  readCustomDataEnvelope,
+  parseCustomData,
+  type CustomDataOptions,
+  type CustomDataEnvelope,
+  type ParsedCustomData,
+} from './custom-data/custom-data.ts';
+
+// HTTP side: the gateway callback handler, the site's token and custom-data endpoints, node:http.
+export { createGatewayHandler, type GatewayHandlerOptions } from './gateway/handler.ts';
+export { type GatewayDecision, type XmlExtras } from './gateway/decision.ts';
+export {
+  GATEWAY_ERROR_CODES,
+  GATEWAY_ERROR_MESSAGES,
+  type GatewayErrorCode,
+} from './gateway/codes.ts';
+export { type GatewayEvent, type GatewayEventListener } from './gateway/events.ts';
+export {
+  createTokenHandler,
+  type TokenHandlerOptions,
+  type TokenGrant,
+} from './http/token-handler.ts';
+export {
+  createCustomDataHandler,
+  type CustomDataHandlerOptions,
+  type CustomDataGrant,
+} from './custom-data/handler.ts';
+export { type SiteRefusal, type SiteEndpointEvent } from './http/site-endpoint.ts';
+export { type PlayerRequest } from './http/site-request.ts';
+export { CUSTOM_DATA_HEADER, type CorsOptions } from './http/cors.ts';
+export { DEFAULT_MAX_BODY_BYTES } from './http/body.ts';
+export { toNodeListener, type WebHandler, type NodeListener } from './http/node-listener.ts';

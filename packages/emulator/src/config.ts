@@ -1,0 +1,171 @@
+import { readFile } from 'node:fs/promises';
+import {
+  describeIssues,
+  HASH_ENCODINGS,
+  SITE_KEY_BYTES,
+  type HashEncoding,
+} from '@multidrm/site-kit';
+import { z } from 'zod';
+
+const text = (what: string) =>
+  z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
+
+const hex16 = (what: string) =>
+  z
+    .string({ error: `must be a string of 32 hex characters (${what})` })
+    .regex(/^[0-9a-fA-F]{32}$/, `must be exactly 32 hex characters, 16 bytes (${what})`)
+    .transform((v) => v.toLowerCase());
+
+const siteSchema = z.strictObject(
+  {
+    siteId: text('the site ID'),
+    siteKey: z
+      .string({ error: 'must be a string (the 32-character site key)' })
+      .refine(
+        (v) => Buffer.byteLength(v, 'utf8') === SITE_KEY_BYTES,
+        `must be exactly ${SITE_KEY_BYTES} bytes for AES-256 (the 32-character site key)`,
+      ),
+    accessKey: text('the site access key'),
+    gatewayUrl: z
+      .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+      .optional(),
+    gatewayFormat: z.enum(['json', 'xml'], { error: 'must be "json" or "xml"' }).default('json'),
+  },
+  { error: 'must be an object' },
+);
+
+const contentKeySchema = z.strictObject(
+  { kid: hex16('the key ID'), key: hex16('the content key') },
+  { error: 'must be an object {"kid","key"}' },
+);
+
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const origin = /^https?:\/\/[^/?#\s]+$/;
+
+export const emulatorConfigSchema = z
+  .strictObject(
+    {
+      sites: z
+        .array(siteSchema, {
+          error: (issue) =>
+            issue.input === undefined
+              ? 'is required: the sites whose tokens and gateways the emulator serves'
+              : 'must be an array of sites',
+        })
+        .min(1, 'must name at least one site'),
+      /** Content keys by cid: one {kid, key}, or several when audio and video use their own keys. */
+      keys: z
+        .record(
+          z.string().min(1, 'a cid must not be empty'),
+          z.union([contentKeySchema, z.array(contentKeySchema).min(1)], {
+            error: 'must be {"kid","key"} (32 hex characters each) or an array of them',
+          }),
+        )
+        .default({})
+        .transform((keys) =>
+          Object.fromEntries(
+            Object.entries(keys).map(([cid, k]) => [cid, Array.isArray(k) ? k : [k]]),
+          ),
+        ),
+      tokenValiditySeconds: z
+        .number({ error: 'must be a number of seconds' })
+        .nonnegative('must not be negative')
+        .default(60),
+      clockSkewSeconds: z
+        .number({ error: 'must be a number of seconds' })
+        .nonnegative('must not be negative')
+        .default(0),
+      hashEncoding: z
+        .enum(HASH_ENCODINGS as [HashEncoding, ...HashEncoding[]], {
+          error: 'must be "hex-text" or "raw-digest"',
+        })
+        .default('hex-text'),
+      customDataHeader: z
+        .string({ error: 'must be a string' })
+        .regex(headerName, 'must be a valid HTTP header name')
+        .transform((v) => v.toLowerCase())
+        .default('x-drm-custom-data'),
+      gatewayTimeoutMs: z
+        .number({ error: 'must be a number of milliseconds' })
+        .int('must be a whole number of milliseconds')
+        .positive('must be more than 0')
+        .default(5000),
+      /** Browser origins allowed by CORS; absent = any origin ("*"). */
+      allowedOrigins: z
+        .array(
+          z.string().refine((v) => v === '*' || origin.test(v), {
+            message: 'must be "*" or an origin such as "http://localhost:8080" (no path)',
+          }),
+          { error: 'must be an array of origins' },
+        )
+        .optional(),
+    },
+    { error: 'must be a JSON object' },
+  )
+  .superRefine((config, ctx) => {
+    const seen = new Set<string>();
+    config.sites.forEach((site, i) => {
+      if (seen.has(site.siteId)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sites', i, 'siteId'],
+          message: `"${site.siteId}" is configured twice; each siteId must be unique`,
+          input: site.siteId,
+        });
+      }
+      seen.add(site.siteId);
+    });
+  });
+
+/** The config as written in the JSON file. */
+export type EmulatorConfigInput = z.input<typeof emulatorConfigSchema>;
+/** The config with defaults applied: what the emulator runs with. */
+export type EmulatorConfig = z.output<typeof emulatorConfigSchema>;
+export type SiteConfig = EmulatorConfig['sites'][number];
+export type ContentKey = z.output<typeof contentKeySchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  /** One sentence per problem, each naming its field path. */
+  readonly issues: readonly string[];
+
+  constructor(message: string, issues: readonly string[] = []) {
+    super(message);
+    this.issues = issues;
+  }
+}
+
+/** Validates a config object; every problem is named by its field path, no value is echoed. */
+export function parseConfig(input: unknown): EmulatorConfig {
+  const parsed = emulatorConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) =>
+      describeIssues(new z.ZodError([issue]), 'config'),
+    );
+    throw new ConfigError(`Invalid emulator config: ${issues.join('; ')}.`, issues);
+  }
+  return parsed.data;
+}
+
+export async function loadConfigFile(path: string): Promise<EmulatorConfig> {
+  let raw: string;
+  try {
+    raw = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code;
+    throw new ConfigError(`Cannot read the config file ${path}: ${why ?? 'unknown error'}.`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    // V8's JSON messages may quote a piece of the file, which may be a key: report only the place.
+    const message = (error as Error).message;
+    const where = /line \d+ column \d+/.exec(message) ?? /position \d+/.exec(message);
+    throw new ConfigError(
+      `The config file ${path} is not valid JSON${where ? ` (error at ${where[0]})` : ''}.`,
+    );
+  }
+  return parseConfig(json);
+}

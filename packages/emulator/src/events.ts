@@ -1,0 +1,179 @@
+/**
+ * The flow of each license request as typed events: what `events` of a running emulator yields and
+ * what `GET /events` streams. Events carry IDs, names, codes and timings, never a token, custom data,
+ * site key, access key or content key (key IDs are public: they are in the content's manifest).
+ */
+interface FlowBase {
+  /** Ties together the events of one license request; also sent as header `x-drm-request-id`. */
+  requestId: string;
+  /** When the event happened, ISO 8601. */
+  at: string;
+  /** Milliseconds since the license request arrived. */
+  elapsedMs: number;
+}
+
+export type FlowEvent = FlowBase &
+  (
+    | { type: 'license-request'; origin?: string; kids: string[] }
+    | {
+        type: 'token-checked';
+        ok: boolean;
+        siteId?: string;
+        userId?: string;
+        cid?: string;
+        drmType?: string;
+        errorCode?: string;
+        warnings?: string[];
+      }
+    | {
+        type: 'callback-sent';
+        siteId: string;
+        /** The gateway's origin and path; the query is left out in case it holds a secret. */
+        gatewayUrl: string;
+        format: 'json' | 'xml';
+        userId: string;
+        cid: string;
+        drmType: string;
+      }
+    | {
+        type: 'callback-answered';
+        ok: boolean;
+        durationMs: number;
+        httpStatus?: number;
+        /** The site's own error_code / ERROR when it answered one. */
+        siteErrorCode?: string;
+        errorCode?: string;
+      }
+    | {
+        type: 'license-issued';
+        mode: 'token' | 'gateway';
+        siteId: string;
+        userId: string;
+        cid: string;
+        kids: string[];
+        licenseType: 'temporary' | 'persistent-license';
+        policy: unknown;
+      }
+    | { type: 'license-denied'; status: number; errorCode: string; message: string }
+  );
+
+export type FlowEventType = FlowEvent['type'];
+
+type Listener = (event: FlowEvent) => void;
+
+const HISTORY = 100;
+
+/** A small typed emitter that is also an async iterable; `close()` ends every iteration. */
+export class FlowEvents implements AsyncIterable<FlowEvent> {
+  #listeners = new Set<Listener>();
+  #closers = new Set<() => void>();
+  #history: FlowEvent[] = [];
+  #closed = false;
+
+  /** Calls `listener` for every later event; returns the function that stops it. */
+  on(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Calls `listener` once when the emulator closes; returns the function that cancels it. */
+  onClose(listener: () => void): () => void {
+    if (this.#closed) {
+      listener();
+      return () => {};
+    }
+    this.#closers.add(listener);
+    return () => this.#closers.delete(listener);
+  }
+
+  /** The last events (up to 100), oldest first, so a late subscriber can see what just happened. */
+  recent(): readonly FlowEvent[] {
+    return [...this.#history];
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  emit(event: FlowEvent): void {
+    if (this.#closed) return;
+    this.#history.push(event);
+    if (this.#history.length > HISTORY) this.#history.shift();
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing subscriber must not break the license flow that emitted the event.
+      }
+    }
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#listeners.clear();
+    for (const closer of this.#closers) closer();
+    this.#closers.clear();
+  }
+
+  /** Yields every event from now on until `close()` or until the loop stops. */
+  [Symbol.asyncIterator](): AsyncIterator<FlowEvent> {
+    const queue: FlowEvent[] = [];
+    let wake: (() => void) | undefined;
+    let done = this.#closed;
+    const stop = () => {
+      done = true;
+      off();
+      offClose();
+      wake?.();
+    };
+    const off = this.on((event) => {
+      queue.push(event);
+      wake?.();
+    });
+    const offClose = this.onClose(stop);
+    return {
+      next: async () => {
+        while (queue.length === 0 && !done) {
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+        }
+        const event = queue.shift();
+        return event ? { value: event, done: false } : { value: undefined, done: true };
+      },
+      return: async () => {
+        stop();
+        return { value: undefined, done: true };
+      },
+    };
+  }
+}
+
+/** Emits the events of one license request, each stamped with the request's ID and elapsed time. */
+export interface FlowRecorder {
+  readonly requestId: string;
+  emit(event: DistributiveOmit<FlowEvent, keyof FlowBase>): void;
+  elapsedMs(): number;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export function createFlowRecorder(
+  events: FlowEvents,
+  requestId: string,
+  clock: () => number = performance.now.bind(performance),
+): FlowRecorder {
+  const start = clock();
+  const elapsedMs = () => Math.round((clock() - start) * 100) / 100;
+  return {
+    requestId,
+    elapsedMs,
+    emit: (event) =>
+      events.emit({
+        ...event,
+        requestId,
+        at: new Date().toISOString(),
+        elapsedMs: elapsedMs(),
+      } as FlowEvent),
+  };
+}

@@ -1,0 +1,155 @@
+import {
+  decodeGatewayResponse,
+  encodeGatewayRequest,
+  SiteKitError,
+  SUCCESS_CODE,
+  type GatewayAnswer,
+  type GatewayRequest,
+} from '@multidrm/site-kit';
+import type { SiteConfig } from './config.ts';
+import { EmulatorError } from './errors.ts';
+import type { FlowRecorder } from './events.ts';
+import { readTextLimited } from './http/read-body.ts';
+
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * The callback of the spec's gateway workflow: POSTs the encrypted request to the site's gateway
+ * with a time limit, then decrypts the answer and checks its schema and nonce. Each way it can fail
+ * has its own error code; the site's own refusal (error_code other than "0000") is returned, not
+ * thrown, for the caller to report.
+ */
+export async function callGateway(
+  site: SiteConfig,
+  url: string,
+  request: GatewayRequest,
+  flow: FlowRecorder,
+  options: { fetch: typeof fetch; timeoutMs: number },
+): Promise<GatewayAnswer> {
+  const body = encodeGatewayRequest(request, site.siteKey);
+  const started = flow.elapsedMs();
+  const answered = (fields: {
+    ok: boolean;
+    httpStatus?: number;
+    siteErrorCode?: string;
+    errorCode?: string;
+  }) =>
+    flow.emit({
+      type: 'callback-answered',
+      durationMs: Math.round((flow.elapsedMs() - started) * 100) / 100,
+      ...fields,
+    });
+  flow.emit({
+    type: 'callback-sent',
+    siteId: site.siteId,
+    gatewayUrl: withoutQuery(url),
+    format: request.format,
+    userId: request.user_id,
+    cid: request.cid,
+    drmType: request.drm_type ?? 'PlayReady',
+  });
+  const limit = options.timeoutMs;
+  let status: number | undefined;
+  try {
+    const signal = AbortSignal.timeout(limit);
+    let response: Response;
+    try {
+      response = await options.fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+        body,
+        redirect: 'manual',
+        signal,
+      });
+    } catch (error) {
+      throw fetchFailure(error, site, limit);
+    }
+    status = response.status;
+    if (status < 200 || status > 299) {
+      await response.body?.cancel().catch(() => {});
+      throw new EmulatorError(
+        'GATEWAY_BAD_STATUS',
+        `The gateway of site "${site.siteId}" answered HTTP ${status}; a gateway answers 200 with the encrypted answer as the body, even when it refuses (error_code other than "0000").`,
+        { siteId: site.siteId, httpStatus: status },
+      );
+    }
+    let text: string | undefined;
+    try {
+      text = await readTextLimited(response.body, MAX_ANSWER_BYTES);
+    } catch (error) {
+      throw fetchFailure(error, site, limit);
+    }
+    if (text === undefined) {
+      throw new EmulatorError(
+        'GATEWAY_BAD_RESPONSE',
+        `The gateway of site "${site.siteId}" answered more than ${MAX_ANSWER_BYTES} bytes; an answer is one encrypted message.`,
+        { siteId: site.siteId },
+      );
+    }
+    const answer = decodeAnswer(text, site);
+    const nonce = answer.format === 'json' ? answer.nonce : answer.NONCE;
+    if (nonce !== request.nonce) {
+      throw new EmulatorError(
+        'NONCE_MISMATCH',
+        `The gateway of site "${site.siteId}" answered with another nonce than the callback carried: the answer must return the request's nonce unchanged (is it cached, or an answer to another request?).`,
+        { siteId: site.siteId },
+      );
+    }
+    const siteCode = answer.format === 'json' ? answer.error_code : answer.ERROR;
+    answered({ ok: siteCode === SUCCESS_CODE, httpStatus: status, siteErrorCode: siteCode });
+    return answer;
+  } catch (error) {
+    if (error instanceof EmulatorError) {
+      answered({
+        ok: false,
+        ...(status === undefined ? {} : { httpStatus: status }),
+        errorCode: error.code,
+      });
+    }
+    throw error;
+  }
+}
+
+function decodeAnswer(text: string, site: SiteConfig): GatewayAnswer {
+  try {
+    return decodeGatewayResponse(text, site.gatewayFormat, site.siteKey);
+  } catch (error) {
+    if (!(error instanceof SiteKitError)) throw error;
+    if (error.code === 'INVALID_GATEWAY_RESPONSE') {
+      throw new EmulatorError(
+        'GATEWAY_BAD_RESPONSE',
+        `The gateway of site "${site.siteId}" answered something unusable: ${error.message}`,
+        { siteId: site.siteId },
+        { cause: error },
+      );
+    }
+    throw new EmulatorError(
+      'GATEWAY_DECRYPT_FAILED',
+      `The answer of the gateway of site "${site.siteId}" does not decrypt with the site key: ${error.message} The answer must be base64(aes256(${site.gatewayFormat.toUpperCase()})) made with the same site key.`,
+      { siteId: site.siteId },
+      { cause: error },
+    );
+  }
+}
+
+function fetchFailure(error: unknown, site: SiteConfig, limitMs: number): EmulatorError {
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new EmulatorError(
+      'GATEWAY_TIMEOUT',
+      `The gateway of site "${site.siteId}" did not answer within ${limitMs} ms (gatewayTimeoutMs): check that it is running and answers quickly.`,
+      { siteId: site.siteId, timeoutMs: limitMs },
+    );
+  }
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return new EmulatorError(
+    'GATEWAY_UNREACHABLE',
+    `The gateway of site "${site.siteId}" could not be reached${typeof cause === 'string' ? ` (${cause})` : ''}: check its gatewayUrl in the emulator config and that the site is running.`,
+    { siteId: site.siteId, ...(typeof cause === 'string' ? { cause } : {}) },
+  );
+}
+
+function withoutQuery(url: string): string {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname}`;
+}

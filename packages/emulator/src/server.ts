@@ -1,0 +1,57 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { EmulatorConfig, EmulatorConfigInput } from './config.ts';
+import type { FlowEvents } from './events.ts';
+import { createEmulatorHandler, type EmulatorHandlerOptions } from './handler.ts';
+import { toNodeListener } from './http/node-adapter.ts';
+
+export interface StartOptions extends EmulatorHandlerOptions {
+  /** Default 127.0.0.1: the emulator holds site keys and is meant for this machine only. */
+  host?: string;
+  /** Default 0: an ephemeral port, read it from `url`. */
+  port?: number;
+}
+
+export interface RunningEmulator {
+  /** Base URL, e.g. http://127.0.0.1:41234; the license URL is `${url}/license`. */
+  url: string;
+  /** Flow events of every license request: `events.on(fn)` or `for await (const e of events)`. */
+  events: FlowEvents;
+  config: EmulatorConfig;
+  /** Ends event streams and open connections, then stops listening. */
+  close(): Promise<void>;
+}
+
+export async function startEmulator(
+  config: EmulatorConfigInput | EmulatorConfig,
+  options: StartOptions = {},
+): Promise<RunningEmulator> {
+  const { host = '127.0.0.1', port = 0, ...handlerOptions } = options;
+  const handler = createEmulatorHandler(config, handlerOptions);
+  const server = createServer(toNodeListener(handler, handlerOptions.onInternalError));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    events: handler.events,
+    config: handler.config,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        handler.events.close();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+        // Event streams have just been ended; anything still open after a moment is cut.
+        setTimeout(() => server.closeAllConnections(), 200).unref();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import { createCustomData, type GatewayRequest } from '@multidrm/site-kit';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type FlowEvent, type RunningEmulator } from '../src/index.ts';
+import {
+  allowJson,
+  allowXml,
+  b64url,
+  CID,
+  clearKeyRequest,
+  hexOf,
+  inSeconds,
+  JSON_SITE,
+  KEY,
+  KID,
+  OTHER_KID,
+  postLicense,
+  startTestGateway,
+  XML_SITE,
+  type TestGateway,
+} from './helpers.ts';
+
+let emulator: RunningEmulator;
+let jsonGateway: TestGateway;
+let xmlGateway: TestGateway;
+const seen: FlowEvent[] = [];
+
+beforeAll(async () => {
+  jsonGateway = await startTestGateway(JSON_SITE.siteKey, 'json', (r) => allowJson(r));
+  xmlGateway = await startTestGateway(XML_SITE.siteKey, 'xml', (r) => allowXml(r));
+  emulator = await startEmulator({
+    sites: [
+      { ...JSON_SITE, gatewayUrl: `${jsonGateway.url}?secret=q` },
+      { ...XML_SITE, gatewayUrl: xmlGateway.url, gatewayFormat: 'xml' },
+    ],
+    keys: { [CID]: { kid: KID, key: KEY } },
+  });
+  emulator.events.on((e) => seen.push(e));
+});
+afterAll(async () => {
+  await emulator.close();
+  await jsonGateway.close();
+  await xmlGateway.close();
+});
+beforeEach(() => {
+  jsonGateway.behave = (r) => allowJson(r);
+  xmlGateway.behave = (r) => allowXml(r);
+});
+
+const customData = (site: typeof JSON_SITE, extra: { oid?: string; cid?: string } = {}) =>
+  createCustomData({
+    siteId: site.siteId,
+    siteKey: site.siteKey,
+    drmType: 'Widevine',
+    userId: 'user-7',
+    cid: extra.cid ?? CID,
+    ...(extra.oid === undefined ? {} : { oid: extra.oid }),
+  });
+
+describe('gateway mode, JSON callback', () => {
+  it('calls the gateway with the custom data fields and a fresh nonce, then issues the license', async () => {
+    const res = await postLicense(emulator.url, customData(JSON_SITE, { oid: 'order-9' }));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      keys: [{ kty: 'oct', kid: b64url(KID), k: b64url(KEY) }],
+      type: 'temporary',
+    });
+    const [request] = jsonGateway.requests.slice(-1) as [GatewayRequest];
+    expect(request).toMatchObject({
+      format: 'json',
+      user_id: 'user-7',
+      cid: CID,
+      oid: 'order-9',
+      drm_type: 'Widevine',
+    });
+    await postLicense(emulator.url, customData(JSON_SITE));
+    const nonces = jsonGateway.requests.slice(-2).map((r) => r.nonce);
+    expect(nonces[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(nonces[0]).not.toBe(nonces[1]);
+  });
+
+  it("uses the answer's policy, external key and response_user_id", async () => {
+    const external = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+    jsonGateway.behave = (r) =>
+      allowJson(r, {
+        response_user_id: 'site-user-1',
+        playback_policy: { limit: true, persistent: true, duration: 120 },
+        external_key: { mpeg_cenc: { key_id: OTHER_KID, key: external } },
+      });
+    const res = await postLicense(emulator.url, customData(JSON_SITE), clearKeyRequest(OTHER_KID));
+    expect(res.status).toBe(200);
+    expect(res.body['type']).toBe('persistent-license');
+    const keys = res.body['keys'] as { kid: string; k: string }[];
+    expect(keys.map((k) => [hexOf(k.kid), hexOf(k.k)])).toEqual([[OTHER_KID, external]]);
+    expect(JSON.parse(res.headers.get('x-drm-license-policy') ?? '')).toEqual({
+      limit: true,
+      persistent: true,
+      duration: 120,
+    });
+    const issued = seen.find(
+      (e) => e.requestId === res.headers.get('x-drm-request-id') && e.type === 'license-issued',
+    );
+    expect(issued).toMatchObject({ userId: 'site-user-1', mode: 'gateway' });
+  });
+
+  it("denies with the site's own code and message when the gateway refuses", async () => {
+    jsonGateway.behave = (r) => ({
+      format: 'json',
+      error_code: '4031',
+      error_message: 'subscription ended',
+      nonce: r.nonce,
+    });
+    const res = await postLicense(emulator.url, customData(JSON_SITE));
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({
+      error_code: 'GATEWAY_DENIED',
+      detail: { siteErrorCode: '4031', siteErrorMessage: 'subscription ended' },
+    });
+    expect(res.body['message']).toContain('4031: subscription ended');
+  });
+
+  it('emits callback-sent and callback-answered without the gateway query or any key', async () => {
+    const res = await postLicense(emulator.url, customData(JSON_SITE));
+    const flow = seen.filter((e) => e.requestId === res.headers.get('x-drm-request-id'));
+    expect(flow.map((e) => e.type)).toEqual([
+      'license-request',
+      'callback-sent',
+      'callback-answered',
+      'license-issued',
+    ]);
+    expect(flow[1]).toMatchObject({
+      gatewayUrl: jsonGateway.url,
+      format: 'json',
+      userId: 'user-7',
+    });
+    expect(flow[2]).toMatchObject({ ok: true, httpStatus: 200, siteErrorCode: '0000' });
+    const text = JSON.stringify(flow);
+    for (const secret of ['secret=q', JSON_SITE.siteKey, KEY, b64url(KEY)])
+      expect(text).not.toContain(secret);
+  });
+});
+
+describe('gateway mode, XML callback (old specification)', () => {
+  it('sends the XML request and issues the license from PACKINFO', async () => {
+    const packKey = '11112222333344445555666677778888';
+    xmlGateway.behave = (r) =>
+      allowXml(r, {
+        LIMIT: 'Y',
+        PD_START: inSeconds(-60),
+        PD_END: inSeconds(3600),
+        PC: { HDCP: 1, 'CGMS-A': -1, APS: 0 },
+        PACKINFO: {
+          KEYID: Buffer.from(OTHER_KID, 'hex').toString('base64'),
+          KEY: Buffer.from(packKey, 'hex').toString('base64'),
+        },
+      });
+    const res = await postLicense(
+      emulator.url,
+      customData(XML_SITE, { oid: 'o-1' }),
+      clearKeyRequest(OTHER_KID),
+    );
+    expect(res.status).toBe(200);
+    const keys = res.body['keys'] as { kid: string; k: string }[];
+    expect(keys.map((k) => [hexOf(k.kid), hexOf(k.k)])).toEqual([[OTHER_KID, packKey]]);
+    const policy = JSON.parse(res.headers.get('x-drm-license-policy') ?? '') as Record<
+      string,
+      unknown
+    >;
+    expect(policy).toMatchObject({
+      limit: true,
+      persistent: false,
+      output_control: { HDCP: 1, 'CGMS-A': -1, APS: 0 },
+    });
+    const [request] = xmlGateway.requests.slice(-1) as [GatewayRequest];
+    expect(request).toMatchObject({ format: 'xml', user_id: 'user-7', cid: CID, oid: 'o-1' });
+  });
+
+  it('issues the configured key when the XML answer has no PACKINFO', async () => {
+    const res = await postLicense(emulator.url, customData(XML_SITE));
+    expect(res.status).toBe(200);
+    expect(res.body['keys']).toEqual([{ kty: 'oct', kid: b64url(KID), k: b64url(KEY) }]);
+  });
+
+  it('denies when PD_END is in the past and LIMIT is Y', async () => {
+    xmlGateway.behave = (r) => allowXml(r, { LIMIT: 'Y', PD_END: inSeconds(-30) });
+    const res = await postLicense(emulator.url, customData(XML_SITE));
+    expect(res.status).toBe(403);
+    expect(res.body['error_code']).toBe('LICENSE_EXPIRED');
+  });
+
+  it('denies with the ERROR and ERRMSG of the site', async () => {
+    xmlGateway.behave = (r) => ({
+      format: 'xml',
+      ERROR: '9001',
+      ERRMSG: 'not purchased',
+      NONCE: r.nonce,
+    });
+    const res = await postLicense(emulator.url, customData(XML_SITE));
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({
+      error_code: 'GATEWAY_DENIED',
+      detail: { siteErrorCode: '9001' },
+    });
+  });
+});

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { toAesKey, type SiteKeyInput } from '../crypto/site-key.ts';
+import type { CorsOptions } from '../http/cors.ts';
+import type { WebHandler } from '../http/web.ts';
+import {
+  createSiteEndpoint,
+  type SiteEndpointEvent,
+  type SiteRefusal,
+} from '../http/site-endpoint.ts';
+import type { PlayerRequest } from '../http/site-request.ts';
+import { mustBe } from '../schemas/must-be.ts';
+import { customDataWithKey } from './custom-data.ts';
+
+/** The site lets the user play in gateway mode: the custom data names the user and the order. */
+export interface CustomDataGrant {
+  allow: true;
+  userId: string;
+  oid?: string;
+}
+
+export interface CustomDataHandlerOptions {
+  siteId: string;
+  siteKey: SiteKeyInput;
+  authorize: (
+    request: Request,
+    asked: PlayerRequest,
+  ) => CustomDataGrant | SiteRefusal | Promise<CustomDataGrant | SiteRefusal>;
+  cors?: CorsOptions;
+  maxBodyBytes?: number;
+  onEvent?: (event: SiteEndpointEvent) => void;
+}
+
+const grantSchema = z.strictObject({
+  allow: z.literal(true),
+  userId: z.string({ error: mustBe('a string') }),
+  oid: z.string({ error: mustBe('a string') }).optional(),
+}) as z.ZodType<CustomDataGrant>;
+
+/**
+ * The endpoint that hands gateway-mode custom data to the player: the same protocol and authorize
+ * shape as the token endpoint, answered by the custom data string as text/plain.
+ */
+export function createCustomDataHandler(options: CustomDataHandlerOptions): WebHandler {
+  const { siteId } = options;
+  const key = toAesKey(options?.siteKey);
+  // Checks siteId once, when the handler is made, rather than on the first request.
+  customDataWithKey({ siteId, drmType: 'NCG', userId: '', cid: 'check' }, key);
+  return createSiteEndpoint<CustomDataGrant>({
+    ...options,
+    allowSchema: grantSchema,
+    produce: (grant, asked) =>
+      customDataWithKey(
+        {
+          siteId,
+          drmType: asked.drmType,
+          userId: grant.userId,
+          cid: asked.cid,
+          ...(grant.oid === undefined ? {} : { oid: grant.oid }),
+        },
+        key,
+      ),
+  });
+}

@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { mustBe } from '../schemas/must-be.ts';
+import { isBase64 } from '../crypto/base64.ts';
+import {
+  externalKeySchema,
+  lenientPlaybackPolicySchema,
+  securityPolicySchema,
+  type ExternalKey,
+  type PlaybackPolicy,
+  type SecurityPolicy,
+} from '../schemas/policy.ts';
+import { timestampSchema } from '../schemas/timestamp.ts';
+import { buildXml, type XmlElement } from './xml.ts';
+
+/** The spec's success code in both formats. */
+export const SUCCESS_CODE = '0000';
+
+export interface JsonGatewayAnswer {
+  format: 'json';
+  error_code: string;
+  error_message: string;
+  nonce: string;
+  response_user_id?: string;
+  playback_policy?: PlaybackPolicy;
+  security_policy?: SecurityPolicy;
+  external_key?: ExternalKey;
+}
+
+export interface XmlGatewayAnswer {
+  format: 'xml';
+  ERROR: string;
+  ERRMSG: string;
+  NONCE: string;
+  LIMIT?: 'Y' | 'N';
+  PD_START?: string;
+  PD_END?: string;
+  PC?: { HDCP: number; 'CGMS-A': number; APS: number };
+  /** Values are base64 of 16 bytes. */
+  PACKINFO?: { KEYID: string; KEY: string; IV?: string };
+}
+
+/** The gateway's answer after decryption, in the format of the request it answers. */
+export type GatewayAnswer = JsonGatewayAnswer | XmlGatewayAnswer;
+
+const code = z
+  .string({ error: mustBe('a string of 4 digits') })
+  .regex(/^\d{4}$/, 'must be 4 digits ("0000" is success)');
+const str = z.string({ error: mustBe('a string') });
+
+// The license service applies the "applied only when" rules by precedence, so the answer is read with
+// the lenient playback rules, as a token's data is.
+export const jsonGatewayAnswerSchema = z
+  .strictObject(
+    {
+      error_code: code,
+      error_message: str,
+      response_user_id: str.optional(),
+      playback_policy: lenientPlaybackPolicySchema.optional(),
+      security_policy: securityPolicySchema.optional(),
+      external_key: externalKeySchema.optional(),
+      nonce: str,
+    },
+    { error: mustBe('a JSON object') },
+  )
+  .superRefine((answer, ctx) => {
+    if (answer.error_code === SUCCESS_CODE && answer.playback_policy === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['playback_policy'],
+        message: 'is required when error_code is "0000"',
+        input: answer,
+      });
+    }
+  });
+
+const int = (min: number, max: number, meaning: string) =>
+  z
+    .string({ error: mustBe(`a number from ${min} to ${max} (${meaning})`) })
+    .regex(/^-?\d+$/, `must be a whole number from ${min} to ${max} (${meaning})`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be from ${min} to ${max} (${meaning})`);
+
+const b64bytes16 = str.refine(
+  (v) => isBase64(v) && Buffer.from(v, 'base64').length === 16,
+  'must be base64 of 16 bytes',
+);
+
+// Attribute names carry the parser's "@_" prefix; they are renamed when the answer is returned.
+export const xmlGatewayAnswerSchema = z.strictObject(
+  {
+    ERROR: code,
+    ERRMSG: str,
+    LIMIT: z.enum(['Y', 'N'], { error: mustBe('Y or N') }).optional(),
+    PD_START: timestampSchema.optional(),
+    PD_END: timestampSchema.optional(),
+    PC: z
+      .strictObject(
+        {
+          '@_HDCP': int(0, 1, '0 non-HDCP allowed, 1 HDCP only').optional(),
+          '@_CGMS-A': int(-1, 3, '-1 off, 0 to 3 copy control').optional(),
+          '@_APS': int(0, 3, '0 off, 1 to 3 AGC and colour stripe').optional(),
+        },
+        { error: mustBe('an element with attributes HDCP, CGMS-A, APS') },
+      )
+      .optional(),
+    PACKINFO: z
+      .strictObject(
+        { '@_KEYID': b64bytes16, '@_KEY': b64bytes16, '@_IV': b64bytes16.optional() },
+        { error: mustBe('an element with attributes KEYID, KEY and optionally IV') },
+      )
+      .optional(),
+    NONCE: str,
+  },
+  { error: mustBe('an element with child elements ERROR, ERRMSG, ..., NONCE') },
+);
+
+/** Turns a parsed XML RES element into the answer object with plain attribute names and defaults. */
+export function fromXmlElements(res: z.infer<typeof xmlGatewayAnswerSchema>): XmlGatewayAnswer {
+  const answer: XmlGatewayAnswer = {
+    format: 'xml',
+    ERROR: res.ERROR,
+    ERRMSG: res.ERRMSG,
+    NONCE: '',
+  };
+  if (res.LIMIT !== undefined) answer.LIMIT = res.LIMIT;
+  if (res.PD_START !== undefined) answer.PD_START = res.PD_START;
+  if (res.PD_END !== undefined) answer.PD_END = res.PD_END;
+  if (res.PC !== undefined) {
+    answer.PC = {
+      HDCP: res.PC['@_HDCP'] ?? 0,
+      'CGMS-A': res.PC['@_CGMS-A'] ?? -1,
+      APS: res.PC['@_APS'] ?? 0,
+    };
+  }
+  if (res.PACKINFO !== undefined) {
+    answer.PACKINFO = { KEYID: res.PACKINFO['@_KEYID'], KEY: res.PACKINFO['@_KEY'] };
+    if (res.PACKINFO['@_IV'] !== undefined) answer.PACKINFO.IV = res.PACKINFO['@_IV'];
+  }
+  answer.NONCE = res.NONCE;
+  return answer;
+}
+
+/** The plaintext the gateway encrypts: JSON in the spec's member order, or the XML RES document. */
+export function serializeGatewayAnswer(answer: GatewayAnswer): string {
+  if (answer.format === 'json') {
+    const { format: _format, ...fields } = answer;
+    return JSON.stringify({
+      error_code: fields.error_code,
+      error_message: fields.error_message,
+      response_user_id: fields.response_user_id,
+      playback_policy: fields.playback_policy,
+      security_policy: fields.security_policy,
+      external_key: fields.external_key,
+      nonce: fields.nonce,
+    });
+  }
+  const res: XmlElement = { ERROR: answer.ERROR, ERRMSG: answer.ERRMSG };
+  if (answer.LIMIT !== undefined) res['LIMIT'] = answer.LIMIT;
+  if (answer.PD_START !== undefined) res['PD_START'] = answer.PD_START;
+  if (answer.PD_END !== undefined) res['PD_END'] = answer.PD_END;
+  if (answer.PC !== undefined) {
+    res['PC'] = {
+      '@_HDCP': answer.PC.HDCP,
+      '@_CGMS-A': answer.PC['CGMS-A'],
+      '@_APS': answer.PC.APS,
+    };
+  }
+  if (answer.PACKINFO !== undefined) {
+    const { KEYID, KEY, IV } = answer.PACKINFO;
+    res['PACKINFO'] =
+      IV === undefined
+        ? { '@_KEYID': KEYID, '@_KEY': KEY }
+        : { '@_KEYID': KEYID, '@_KEY': KEY, '@_IV': IV };
+  }
+  res['NONCE'] = answer.NONCE;
+  return buildXml('RES', res);
+}

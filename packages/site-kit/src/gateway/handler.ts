@@ -1,0 +1,144 @@
+import type { KeyObject } from 'node:crypto';
+import { encryptWithKey } from '../crypto/aes.ts';
+import { toAesKey, type SiteKeyInput } from '../crypto/site-key.ts';
+import { SiteKitError } from '../errors.ts';
+import { checkMaxBodyBytes } from '../http/body.ts';
+import { methodNotAllowed, payloadTooLarge, textAnswer, type Answer } from '../http/exchange.ts';
+import { readDataParameter } from '../http/form-body.ts';
+import { toWebHandler, type WebHandler } from '../http/web.ts';
+import { describeIssues } from '../schemas/issues.ts';
+import { serializeGatewayAnswer, type GatewayAnswer } from './answer.ts';
+import { buildAnswer } from './build-answer.ts';
+import { GATEWAY_ERROR_CODES, GATEWAY_ERROR_MESSAGES, type GatewayErrorCode } from './codes.ts';
+import { gatewayDecisionSchema, type GatewayDecision } from './decision.ts';
+import { emitter, type GatewayEventListener } from './events.ts';
+import { readGatewayRequest } from './read-request.ts';
+import type { GatewayFormat, GatewayRequest } from './request.ts';
+
+export interface GatewayHandlerOptions {
+  /** Site key (AES-256 key): 32 characters, or 32 raw bytes. */
+  siteKey: SiteKeyInput;
+  /** The site's decision for one license request; may be async. */
+  authorize: (request: GatewayRequest) => GatewayDecision | Promise<GatewayDecision>;
+  /** Larger bodies get 413 without being read whole; default 64 KiB. */
+  maxBodyBytes?: number;
+  /** Structured events without secrets, for logs. */
+  onEvent?: GatewayEventListener;
+  /** The clock for PD_START / PD_END of XML answers; default Date.now. */
+  now?: () => number;
+}
+
+// One answer, identical in status, headers and body, for every body that cannot be decrypted and
+// parsed. The spec's AES-CBC has a fixed IV and no MAC: telling bad padding apart from bad JSON
+// would let anyone decrypt captured gateway messages (which can carry content keys) byte by byte.
+const BAD_REQUEST_TEXT =
+  'Bad request: the body must be data=<base64 of the AES-256 encrypted request>.';
+
+/** The site's gateway page: a web-standard handler the license service calls back. */
+export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler {
+  const key = toAesKey(options?.siteKey);
+  const { authorize } = options;
+  if (typeof authorize !== 'function') {
+    throw new SiteKitError('INVALID_INPUT', 'authorize: must be a function (request) => decision.');
+  }
+  const maxBytes = checkMaxBodyBytes(options.maxBodyBytes);
+  const emit = emitter(options.onEvent);
+  const now = options.now ?? Date.now;
+
+  const badRequest = (reason: string): Answer => {
+    emit({ type: 'rejected', status: 400, reason });
+    return textAnswer(400, BAD_REQUEST_TEXT);
+  };
+
+  const failure = (
+    code: GatewayErrorCode,
+    format: GatewayFormat,
+    nonce: string | undefined,
+    reason: string,
+  ): Answer => {
+    emit({ type: 'error', error_code: code, format, nonce, reason });
+    const message = GATEWAY_ERROR_MESSAGES[code];
+    const answer: GatewayAnswer =
+      format === 'json'
+        ? { format, error_code: code, error_message: message, nonce: nonce ?? '' }
+        : { format, ERROR: code, ERRMSG: message, NONCE: nonce ?? '' };
+    return encrypted(answer, key);
+  };
+
+  return toWebHandler(async (exchange) => {
+    if (exchange.method !== 'POST') {
+      emit({ type: 'rejected', status: 405, reason: `method ${exchange.method}` });
+      return methodNotAllowed('POST');
+    }
+    const body = await exchange.readBody(maxBytes);
+    if (!body.ok) {
+      if (!body.tooLarge) return badRequest(body.reason);
+      emit({ type: 'rejected', status: 413, reason: `body over ${maxBytes} bytes` });
+      return payloadTooLarge(maxBytes);
+    }
+    const data = readDataParameter(body.text);
+    if (data === undefined) return badRequest('the body has no data parameter');
+    const read = readGatewayRequest(data, key);
+    if (!read.ok) {
+      if (read.stage === 'unreadable') return badRequest(read.reason);
+      return failure(GATEWAY_ERROR_CODES.INVALID_REQUEST, read.format, read.nonce, read.reason);
+    }
+    const req = read.request;
+    emit({
+      type: 'request',
+      format: req.format,
+      user_id: req.user_id,
+      cid: req.cid,
+      oid: req.oid,
+      drm_type: req.drm_type,
+      nonce: req.nonce,
+    });
+
+    const started = performance.now();
+    let decided: unknown;
+    try {
+      decided = await authorize({ ...req });
+    } catch (error) {
+      return failure(
+        GATEWAY_ERROR_CODES.AUTHORIZE_FAILED,
+        req.format,
+        req.nonce,
+        `authorize threw: ${describeThrown(error)}`,
+      );
+    }
+    const parsed = gatewayDecisionSchema.safeParse(decided);
+    if (!parsed.success) {
+      return failure(
+        GATEWAY_ERROR_CODES.INVALID_DECISION,
+        req.format,
+        req.nonce,
+        `authorize answered a decision that breaks the spec: ${describeIssues(parsed.error, 'decision')}.`,
+      );
+    }
+    const decision = parsed.data as GatewayDecision;
+    const built = buildAnswer(decision, req.format, req.nonce, now());
+    if (!built.ok) {
+      return failure(GATEWAY_ERROR_CODES.INVALID_DECISION, req.format, req.nonce, built.reason);
+    }
+    emit({
+      type: 'decision',
+      format: req.format,
+      user_id: req.user_id,
+      cid: req.cid,
+      allow: decision.allow,
+      error_code: decision.allow ? '0000' : decision.error_code,
+      ms: performance.now() - started,
+    });
+    return encrypted(built.answer, key);
+  });
+}
+
+function encrypted(answer: GatewayAnswer, key: KeyObject): Answer {
+  return textAnswer(200, encryptWithKey(serializeGatewayAnswer(answer), key));
+}
+
+// Only the error's name and first line of message: a stack would name the site's files.
+function describeThrown(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message.split('\n')[0] ?? ''}`;
+  return typeof error === 'string' ? (error.split('\n')[0] ?? '') : typeof error;
+}

@@ -1,0 +1,88 @@
+import type { KeyObject } from 'node:crypto';
+import { decryptWithKey } from '../crypto/aes.ts';
+import { SiteKitError } from '../errors.ts';
+import { describeIssues } from '../schemas/issues.ts';
+import {
+  parseJsonGatewayRequest,
+  parseXmlGatewayRequest,
+  type GatewayFormat,
+  type GatewayRequest,
+} from './request.ts';
+import { parseXml } from './xml.ts';
+
+/**
+ * Where reading a request stopped. 'unreadable' covers everything up to a parsed plaintext (bad
+ * base64, bad padding, not JSON nor XML): the handler must answer all of them alike. 'invalid' means
+ * the plaintext parsed, so the answer may be an encrypted error in its format.
+ */
+export type ReadOutcome =
+  | { ok: true; request: GatewayRequest }
+  | { ok: false; stage: 'unreadable'; reason: string }
+  | { ok: false; stage: 'invalid'; format: GatewayFormat; nonce?: string; reason: string };
+
+/** Decrypts the base64 `data` value and validates the JSON or XML request inside. */
+export function readGatewayRequest(data: string, key: KeyObject): ReadOutcome {
+  let plaintext: string;
+  try {
+    plaintext = decryptWithKey(data, key);
+  } catch (error) {
+    const reason = error instanceof SiteKitError ? error.message : 'decryption failed';
+    return { ok: false, stage: 'unreadable', reason };
+  }
+  return readPlaintext(plaintext);
+}
+
+/** Tells JSON from XML by the first character and validates the request it holds. */
+export function readPlaintext(plaintext: string): ReadOutcome {
+  const text = plaintext.replace(/^\uFEFF/, '').trimStart();
+  if (text.startsWith('<')) return readXml(text);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return {
+      ok: false,
+      stage: 'unreadable',
+      reason: 'the decrypted request is neither JSON nor XML',
+    };
+  }
+  const parsed = parseJsonGatewayRequest(json);
+  if (parsed.success) return { ok: true, request: parsed.data };
+  return {
+    ok: false,
+    stage: 'invalid',
+    format: 'json',
+    nonce: nonceOf(json, 'nonce'),
+    reason: `The JSON gateway request breaks the spec: ${describeIssues(parsed.error, 'request')}.`,
+  };
+}
+
+function readXml(text: string): ReadOutcome {
+  const doc = parseXml(text);
+  if (doc === undefined) {
+    return {
+      ok: false,
+      stage: 'unreadable',
+      reason: 'the decrypted request is not well-formed XML',
+    };
+  }
+  const res = doc['RES'];
+  const parsed = parseXmlGatewayRequest(res);
+  if (parsed.success) return { ok: true, request: parsed.data };
+  return {
+    ok: false,
+    stage: 'invalid',
+    format: 'xml',
+    nonce: nonceOf(res, 'NONCE'),
+    reason:
+      res === undefined
+        ? 'The XML gateway request has no root element RES.'
+        : `The XML gateway request breaks the old specification: ${describeIssues(parsed.error, 'RES')}.`,
+  };
+}
+
+function nonceOf(value: unknown, name: string): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const nonce = (value as Record<string, unknown>)[name];
+  return typeof nonce === 'string' && nonce.length > 0 ? nonce : undefined;
+}

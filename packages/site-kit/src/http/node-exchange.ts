@@ -1,0 +1,88 @@
+import type { IncomingMessage } from 'node:http';
+import { decodeBody, type BodyResult } from './body.ts';
+import type { Exchange } from './exchange.ts';
+
+/** An Exchange over a node:http request, for site-kit's own handlers: no web objects unless asked. */
+export function nodeExchange(req: IncomingMessage): Exchange {
+  let request: Request | undefined;
+  return {
+    method: req.method ?? 'GET',
+    header(name) {
+      const value = req.headers[name];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    readBody: (maxBytes) => readNodeBody(req, maxBytes),
+    // Without the body, which the handler has read already (as on the web path, where it is used).
+    request() {
+      request ??= toWebRequest(req, undefined);
+      return request;
+    },
+  };
+}
+
+/**
+ * Reads the body up to `maxBytes`. Past the limit it stops listening and leaves the rest unread; the
+ * listener then closes the connection rather than drain an upload of any size.
+ */
+function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared > maxBytes) return Promise.resolve({ ok: false, tooLarge: true });
+  const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  if (typeof parsed === 'string') return Promise.resolve(decodeBody([Buffer.from(parsed)]));
+  if (parsed instanceof Uint8Array) return Promise.resolve(decodeBody([parsed]));
+  // A body parser that ran before read the stream into something else: the body is gone.
+  if (req.readableEnded) return Promise.resolve(decodeBody([]));
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        stop();
+        req.pause();
+        resolve({ ok: false, tooLarge: true });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(decodeBody(chunks));
+    };
+    const onError = () => {
+      stop();
+      resolve({ ok: false, tooLarge: false, reason: 'the request body could not be read' });
+    };
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+/** The web Request of a node:http message; `body` when it was read already. */
+export function toWebRequest(
+  req: IncomingMessage,
+  body: Uint8Array | ReadableStream<Uint8Array> | undefined,
+): Request {
+  // Pairs, not a Headers object: Request builds its own Headers from them, once.
+  const headers: [string, string][] = [];
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    headers.push([raw[i] as string, raw[i + 1] as string]);
+  // The URL only feeds routing; a malformed Host must not make the request unanswerable.
+  const base = `http://${req.headers.host ?? 'localhost'}`;
+  const url = new URL(req.url ?? '/', URL.canParse(base) ? base : 'http://localhost');
+  const method = req.method ?? 'GET';
+  if (method === 'GET' || method === 'HEAD' || body === undefined) {
+    return new Request(url, { method, headers });
+  }
+  // A Buffer is a view on an ArrayBuffer, never a SharedArrayBuffer.
+  const init = { method, headers, body: body as Uint8Array<ArrayBuffer>, duplex: 'half' };
+  return new Request(url, init as RequestInit);
+}

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { SiteKitError } from '../errors.ts';
+import type { DrmType } from '../schemas/drm-type.ts';
+import { describeIssues } from '../schemas/issues.ts';
+import { mustBe } from '../schemas/must-be.ts';
+import { checkMaxBodyBytes } from './body.ts';
+import { createCors, type CorsOptions } from './cors.ts';
+import { methodNotAllowed, payloadTooLarge, textAnswer } from './exchange.ts';
+import { toWebHandler, type WebHandler } from './web.ts';
+import { parsePlayerRequest, type PlayerRequest } from './site-request.ts';
+
+/** The site's refusal: 401 when the user is not signed in, 403 when not entitled. */
+export interface SiteRefusal {
+  allow: false;
+  status: 401 | 403;
+  reason: string;
+}
+
+/** What a site endpoint reports to `onEvent`; tokens and custom data are never included. */
+export type SiteEndpointEvent =
+  | { type: 'request'; cid: string; drm_type: DrmType }
+  | {
+      type: 'decision';
+      cid: string;
+      drm_type: DrmType;
+      allow: boolean;
+      status: number;
+      user_id?: string;
+    }
+  | { type: 'rejected'; status: 400 | 403 | 405 | 413; reason: string }
+  | { type: 'error'; status: 500; reason: string };
+
+export interface SiteEndpointOptions<D extends { allow: true }> {
+  cors?: CorsOptions;
+  maxBodyBytes?: number;
+  onEvent?: (event: SiteEndpointEvent) => void;
+  authorize: (
+    request: Request,
+    player: PlayerRequest,
+  ) => D | SiteRefusal | Promise<D | SiteRefusal>;
+  /** zod schema of the allow decision. */
+  allowSchema: z.ZodType<D>;
+  /** Builds the answer text; a SiteKitError becomes a 400 with its message. */
+  produce: (decision: D, player: PlayerRequest) => string;
+}
+
+const refusalSchema = z.strictObject({
+  allow: z.literal(false),
+  status: z.union([z.literal(401), z.literal(403)], { error: mustBe('401 or 403') }),
+  reason: z.string({ error: mustBe('a string') }).min(1, 'must not be empty (say why)'),
+});
+
+const DEFAULT_MAX_BODY_BYTES = 16 * 1024;
+
+/** The flow the token and custom-data endpoints share: CORS, method, body, authorize, answer. */
+export function createSiteEndpoint<D extends { allow: true }>(
+  options: SiteEndpointOptions<D>,
+): WebHandler {
+  const { authorize, allowSchema, produce } = options;
+  if (typeof authorize !== 'function') {
+    throw new SiteKitError(
+      'INVALID_INPUT',
+      'authorize: must be a function (request, { cid, drmType }) => decision.',
+    );
+  }
+  const cors = createCors(options.cors);
+  const maxBytes = checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  const decisionSchema = z.union([allowSchema, refusalSchema]);
+  const listener = options.onEvent;
+  const emit = (event: SiteEndpointEvent): void => {
+    try {
+      listener?.(event);
+    } catch {
+      // A logging failure is the listener's own concern.
+    }
+  };
+
+  return toWebHandler(async (exchange) => {
+    if (exchange.method === 'OPTIONS') return cors.preflight(exchange);
+    const corsHeaders = cors.headers(exchange);
+    const answer = (status: number, text: string) => textAnswer(status, text, corsHeaders);
+    if (exchange.method !== 'POST') {
+      emit({ type: 'rejected', status: 405, reason: `method ${exchange.method}` });
+      return methodNotAllowed('POST', corsHeaders);
+    }
+    const body = await exchange.readBody(maxBytes);
+    if (!body.ok) {
+      if (body.tooLarge) {
+        emit({ type: 'rejected', status: 413, reason: `body over ${maxBytes} bytes` });
+        return payloadTooLarge(maxBytes, corsHeaders);
+      }
+      emit({ type: 'rejected', status: 400, reason: body.reason });
+      return answer(400, `Bad request: ${body.reason}.`);
+    }
+    const player = parsePlayerRequest(body.text);
+    if (!player.ok) {
+      emit({ type: 'rejected', status: 400, reason: player.reason });
+      return answer(400, player.reason);
+    }
+    const { cid, drmType } = player.value;
+    emit({ type: 'request', cid, drm_type: drmType });
+
+    let decided: unknown;
+    try {
+      decided = await authorize(exchange.request(), { cid, drmType });
+    } catch (error) {
+      emit({ type: 'error', status: 500, reason: `authorize threw: ${firstLine(error)}` });
+      return answer(500, 'The site could not decide; try again later.');
+    }
+    const parsed = decisionSchema.safeParse(decided);
+    if (!parsed.success) {
+      emit({
+        type: 'error',
+        status: 500,
+        reason: `authorize answered a decision that breaks its shape: ${describeIssues(parsed.error, 'decision')}.`,
+      });
+      return answer(500, 'The site could not decide; try again later.');
+    }
+    const decision = parsed.data as D | SiteRefusal;
+    if (!decision.allow) {
+      emit({ type: 'decision', cid, drm_type: drmType, allow: false, status: decision.status });
+      return answer(decision.status, decision.reason);
+    }
+    let text: string;
+    try {
+      text = produce(decision, player.value);
+    } catch (error) {
+      if (!(error instanceof SiteKitError)) {
+        emit({ type: 'error', status: 500, reason: `answer failed: ${firstLine(error)}` });
+        return answer(500, 'The site could not answer; try again later.');
+      }
+      emit({ type: 'rejected', status: 400, reason: error.message });
+      return answer(400, error.message);
+    }
+    const userId = (decision as { userId?: unknown }).userId;
+    emit({
+      type: 'decision',
+      cid,
+      drm_type: drmType,
+      allow: true,
+      status: 200,
+      ...(typeof userId === 'string' ? { user_id: userId } : {}),
+    });
+    return answer(200, text);
+  });
+}
+
+function firstLine(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message.split('\n')[0] ?? ''}`;
+  return typeof error;
+}

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createTokenHandler,
+  verifyLicenseToken,
+  type SiteEndpointEvent,
+  type TokenHandlerOptions,
+} from '../../src/index.ts';
+
+const site = {
+  siteId: 'TUTO',
+  siteKey: 'lU5D8s3PWoLls3PWFWkClULlFWk5D8oC',
+  accessKey: 'LT2FVJDp2Xr018zf4Di6lzvNOv3DKP20',
+};
+const ORIGIN = 'https://player.test';
+
+function setup(
+  authorize: TokenHandlerOptions['authorize'],
+  more: Partial<TokenHandlerOptions> = {},
+) {
+  const events: SiteEndpointEvent[] = [];
+  const handler = createTokenHandler({
+    ...site,
+    authorize,
+    onEvent: (e) => events.push(e),
+    ...more,
+  });
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    handler(
+      new Request('http://site.test/token', {
+        method: 'POST',
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...headers },
+      }),
+    );
+  return { handler, post, events };
+}
+
+describe('token handler', () => {
+  it('answers a token for the signed-in user, as text/plain that is never cached', async () => {
+    let cookie: string | null = null;
+    const { post } = setup((request, asked) => {
+      cookie = request.headers.get('cookie');
+      return {
+        allow: true,
+        userId: `user-of-${asked.cid}`,
+        policy: { playback_policy: { limit: true, duration: 600 } },
+      };
+    });
+    const response = await post({ cid: 'movie-1', drm_type: 'Widevine' }, { cookie: 'session=s1' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(cookie).toBe('session=s1');
+    const token = verifyLicenseToken(await response.text(), site);
+    expect(token).toMatchObject({
+      siteId: 'TUTO',
+      userId: 'user-of-movie-1',
+      cid: 'movie-1',
+      drmType: 'Widevine',
+      policy: { playback_policy: { limit: true, duration: 600 } },
+    });
+  });
+
+  it('uses "LICENSETOKEN" when the site names no user', async () => {
+    const { post } = setup(() => ({ allow: true }));
+    const response = await post({ cid: 'c', drm_type: 'FairPlay' });
+    expect(verifyLicenseToken(await response.text(), site).userId).toBe('LICENSETOKEN');
+  });
+
+  it('answers the site refusal with its status and reason', async () => {
+    const { post } = setup((request) =>
+      request.headers.get('cookie')
+        ? { allow: false, status: 403, reason: 'Your plan does not include this title.' }
+        : { allow: false, status: 401, reason: 'Sign in first.' },
+    );
+    const anonymous = await post({ cid: 'c', drm_type: 'NCG' });
+    expect([anonymous.status, await anonymous.text()]).toEqual([401, 'Sign in first.']);
+    const member = await post({ cid: 'c', drm_type: 'NCG' }, { cookie: 's=1' });
+    expect([member.status, await member.text()]).toEqual([
+      403,
+      'Your plan does not include this title.',
+    ]);
+  });
+
+  it('answers 400 with a reason to bad JSON, an unknown drm_type and a missing cid', async () => {
+    const { post } = setup(() => ({ allow: true }));
+    const bad = await post('{cid:');
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('The body must be JSON');
+    const drm = await post({ cid: 'c', drm_type: 'ClearKey' });
+    expect(drm.status).toBe(400);
+    expect(await drm.text()).toContain('drm_type: must be one of');
+    const cid = await post({ drm_type: 'NCG' });
+    expect(await cid.text()).toContain('cid: is required');
+  });
+
+  it('answers 400 naming the rule when the site policy breaks one', async () => {
+    const { post } = setup(() => ({
+      allow: true,
+      policy: { playback_policy: { limit: false, duration: 60 } },
+    }));
+    const response = await post({ cid: 'c', drm_type: 'NCG' });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('policy.playback_policy.duration');
+  });
+
+  it('answers 500 without details when authorize throws or answers nonsense', async () => {
+    for (const authorize of [
+      () => {
+        throw new Error('db password wrong');
+      },
+      () => ({ allow: 'maybe' }) as never,
+    ]) {
+      const { post, events } = setup(authorize);
+      const response = await post({ cid: 'c', drm_type: 'NCG' });
+      expect(response.status).toBe(500);
+      expect(await response.text()).toBe('The site could not decide; try again later.');
+      expect(events.at(-1)).toMatchObject({ type: 'error', status: 500 });
+    }
+  });
+
+  it('answers 405 to other methods and checks its credentials when created', async () => {
+    const { handler } = setup(() => ({ allow: true }));
+    expect((await handler(new Request('http://site.test/token'))).status).toBe(405);
+    expect(() =>
+      createTokenHandler({ ...site, siteKey: 'short', authorize: () => ({ allow: true }) }),
+    ).toThrow(/site key/);
+  });
+
+  it('adds no CORS headers unless configured', async () => {
+    const { handler, post } = setup(() => ({ allow: true }));
+    const response = await post({ cid: 'c', drm_type: 'NCG' }, { origin: ORIGIN });
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await handler(
+      new Request('http://site.test/token', { method: 'OPTIONS', headers: { origin: ORIGIN } }),
+    );
+    expect(preflight.status).toBe(405);
+  });
+
+  it('answers CORS for configured origins only, allowing credentials and the custom data header', async () => {
+    const { handler, post } = setup(() => ({ allow: true }), {
+      cors: { origins: [ORIGIN], credentials: true },
+    });
+    const preflight = await handler(
+      new Request('http://site.test/token', { method: 'OPTIONS', headers: { origin: ORIGIN } }),
+    );
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(preflight.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe(
+      'content-type, x-drm-custom-data',
+    );
+    const response = await post({ cid: 'c', drm_type: 'NCG' }, { origin: ORIGIN });
+    expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    const other = await post({ cid: 'c', drm_type: 'NCG' }, { origin: 'https://evil.test' });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    const otherPreflight = await handler(
+      new Request('http://site.test/token', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.test' },
+      }),
+    );
+    expect(otherPreflight.status).toBe(403);
+    expect(() =>
+      createTokenHandler({
+        ...site,
+        authorize: () => ({ allow: true }),
+        cors: { origins: ['https://a.test/'] },
+      }),
+    ).toThrow(/cors.origins.0: must be an origin/);
+  });
+});

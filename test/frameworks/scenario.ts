@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import {
   createGatewayHandler,
   createTokenHandler,
@@ -7,25 +6,9 @@ import {
   type WebHandler,
 } from '@multidrm/site-kit';
 import { expect } from 'vitest';
+import { gatewayVector as vector } from '../support/vectors.ts';
 
 // The same site mounted in each framework: the gateway must answer the shared vectors byte for byte.
-
-interface Vector {
-  format: 'json' | 'xml';
-  direction: 'request' | 'response';
-  ciphertext: string;
-  form_body: string;
-}
-const vectors = (
-  JSON.parse(
-    readFileSync(
-      new URL('../../../shared/vectors/license-service-vectors.json', import.meta.url),
-      'utf8',
-    ),
-  ) as { gateway: Vector[] }
-).gateway;
-const vector = (format: 'json' | 'xml', direction: 'request' | 'response') =>
-  vectors.find((v) => v.format === format && v.direction === direction) as Vector;
 
 const site = {
   siteId: 'FRAME',

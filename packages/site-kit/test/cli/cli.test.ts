@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyLicenseToken } from '../../src/index.ts';
-import { vectors } from '../support/vectors.ts';
+import { vectors } from '../../../../test/support/vectors.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/multidrm.js');
 const v = vectors.token[0]!;

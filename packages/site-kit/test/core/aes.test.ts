@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decrypt, encrypt, SiteKitError } from '../../src/index.ts';
-import { vectors } from '../support/vectors.ts';
+import { vectors } from '../../../../test/support/vectors.ts';
 
 const KEY = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 

@@ -6,7 +6,7 @@ import {
   verifyLicenseToken,
   type HashEncoding,
 } from '../../src/index.ts';
-import { vectors } from '../support/vectors.ts';
+import { vectors } from '../../../../test/support/vectors.ts';
 
 const readings: { encoding: HashEncoding; token: 'token' | 'token_raw_digest' }[] = [
   { encoding: 'hex-text', token: 'token' },

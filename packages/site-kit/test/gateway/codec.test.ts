@@ -11,7 +11,9 @@ import {
   type GatewayAnswer,
   type GatewayRequest,
 } from '../../src/index.ts';
-import { gatewayVector, gatewayVectors } from './vectors.ts';
+import { gatewayVector, vectors } from '../../../../test/support/vectors.ts';
+
+const gatewayVectors = vectors.gateway;
 
 const KEY = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 

@@ -10,7 +10,7 @@ import {
   type GatewayHandlerOptions,
   type GatewayRequest,
 } from '../../src/index.ts';
-import { gatewayVector } from './vectors.ts';
+import { gatewayVector } from '../../../../test/support/vectors.ts';
 
 const KEY = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const NOW = Date.UTC(2026, 0, 1);

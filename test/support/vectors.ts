@@ -2,10 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // Computed independently of this project; shared with every package's tests.
-const file = join(
-  import.meta.dirname,
-  '../../../../test/fixtures/vectors/license-service-vectors.json',
-);
+const file = join(import.meta.dirname, '../fixtures/vectors/license-service-vectors.json');
 
 export interface AesVector {
   name: string;
@@ -47,3 +44,12 @@ export const vectors = JSON.parse(readFileSync(file, 'utf8')) as {
   token: TokenVector[];
   gateway: GatewayVector[];
 };
+
+export function gatewayVector(
+  format: 'json' | 'xml',
+  direction: 'request' | 'response',
+): GatewayVector {
+  const found = vectors.gateway.find((v) => v.format === format && v.direction === direction);
+  if (!found) throw new Error(`no ${format} ${direction} gateway vector`);
+  return found;
+}

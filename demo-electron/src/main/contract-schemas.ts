@@ -1,0 +1,98 @@
+import { describeIssues, timestampSchema } from '@multidrm/site-kit';
+import { z } from 'zod';
+import {
+  MODES,
+  TIME_RULES,
+  type DemoCall,
+  type DemoError,
+  type PlayRequest,
+  type RealServiceInput,
+} from '../shared/contract.ts';
+
+// Main trusts nothing the renderer sends: every argument is parsed here before it is used.
+
+const flag = z.boolean({ error: 'must be true or false' });
+const text = (max: number) =>
+  z.string({ error: 'must be a string' }).max(max, `must be at most ${max} characters`);
+
+const policySchema = z.strictObject(
+  {
+    limit: flag,
+    timeRule: z.enum(TIME_RULES, { error: `must be one of ${TIME_RULES.join(', ')}` }),
+    durationSeconds: z
+      .number({ error: 'must be a number of seconds' })
+      .int('must be a whole number of seconds')
+      .min(0, 'must not be negative')
+      .max(10 * 365 * 24 * 3600, 'must be at most ten years')
+      .optional(),
+    expireDate: timestampSchema.optional(),
+    persistent: flag,
+    hdcp: z.union([z.literal(0), z.literal(1), z.literal(2), z.null()], {
+      error: 'must be 0, 1, 2 or null',
+    }),
+    securityLevel: z.union([z.literal(150), z.literal(2000), z.null()], {
+      error: 'must be 150, 2000 or null',
+    }),
+    externalKey: flag,
+  },
+  { error: 'must be an object' },
+);
+
+const playRequestSchema = z.strictObject({
+  mode: z.enum(MODES, { error: `must be one of ${MODES.join(', ')}` }),
+  userId: z
+    .string({ error: 'must be a string (the user id)' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(64, 'must be at most 64 characters')
+    .regex(/^[A-Za-z0-9._@-]+$/, 'may use letters, digits and . _ @ - only'),
+  cid: z
+    .string({ error: 'must be a string (the content id)' })
+    .min(1, 'must not be empty')
+    .max(200, 'must be at most 200 characters'),
+  policy: policySchema,
+}) satisfies z.ZodType<PlayRequest>;
+
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const realServiceSchema = z.strictObject({
+  enabled: flag,
+  licenseUrl: z.union(
+    [
+      z.literal(''),
+      z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, or empty' }),
+    ],
+    {
+      error: 'must be an http:// or https:// URL, or empty',
+    },
+  ),
+  siteId: text(64),
+  header: z.string({ error: 'must be a string' }).regex(headerName, 'must be an HTTP header name'),
+  siteKey: text(256).optional(),
+  accessKey: text(256).optional(),
+}) satisfies z.ZodType<RealServiceInput>;
+
+const argumentSchemas = {
+  getSetup: z.tuple([], { error: 'must be empty: getSetup takes no argument' }),
+  preparePlay: z.tuple([playRequestSchema], { error: 'must be [request]' }),
+  setRealService: z.tuple([realServiceSchema], { error: 'must be [settings]' }),
+} as const;
+
+export type CallArguments = { [K in DemoCall]: z.infer<(typeof argumentSchemas)[K]> };
+
+export type ParsedArguments<K extends DemoCall> =
+  { ok: true; args: CallArguments[K] } | { ok: false; error: DemoError };
+
+/** Parses the arguments of one call; a refusal names the field and never echoes a value. */
+export function parseArguments<K extends DemoCall>(call: K, args: unknown): ParsedArguments<K> {
+  const parsed = argumentSchemas[call].safeParse(args);
+  if (parsed.success) return { ok: true, args: parsed.data as CallArguments[K] };
+  return {
+    ok: false,
+    error: {
+      code: 'INVALID_REQUEST',
+      message: `${call}: ${describeIssues(parsed.error, 'arguments')}.`,
+      fix: 'Correct the named field on the page and try again.',
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { startEmulator, type FlowEvents } from '@multidrm/emulator';
+import type { DemoApi } from '../../shared/contract.ts';
+import { createDemoApi } from './api.ts';
+import { catalogue, emulatorKeys, readContentKeys } from './catalogue.ts';
+import { contentSecurityPolicy, securityHeaders } from './csp.ts';
+import { createHttpApi } from './http-api.ts';
+import { listen, type Listening } from './listen.ts';
+import {
+  createRealServiceStore,
+  DEFAULT_HEADER,
+  type RealServiceSettings,
+} from './real-service.ts';
+import { createDemoSite, SITE_PATHS, type SiteCredentials, type SiteSession } from './site.ts';
+import { createStaticHandler } from './static-files.ts';
+
+export interface DemoStackOptions {
+  /** The built renderer (vite's output: index.html and assets). */
+  rendererDir: string;
+  /** The sample content: manifest.mpd, segments and keys.json. */
+  contentDir: string;
+  /** How the renderer reaches main: the preload (electron) or the HTTP API (web). */
+  shell: 'electron' | 'web';
+  /** Port of the app (page + site); default 0, an ephemeral one. */
+  port?: number;
+  /** Initial "real service" settings, e.g. from the environment. */
+  realService?: Partial<RealServiceSettings>;
+}
+
+export interface DemoStack {
+  /** The page and the site, e.g. http://127.0.0.1:41234 */
+  url: string;
+  emulatorUrl: string;
+  contentUrl: string;
+  /** The contract's calls, for the Electron IPC bridge (the web mode serves them under /api). */
+  api: DemoApi;
+  /** The emulator's flow events. */
+  events: FlowEvents;
+  /** The page's Content-Security-Policy, sent as a header with every page and asset. */
+  csp(): string;
+  close(): Promise<void>;
+}
+
+const secret = (bytes: number) => randomBytes(bytes).toString('base64url');
+
+/**
+ * Starts the whole demo on loopback: the site (built with site-kit) serving the page, the license
+ * service emulator, and the sample content, each on an ephemeral port. Keys are made fresh here
+ * and never leave this process.
+ */
+export async function startDemoStack(options: DemoStackOptions): Promise<DemoStack> {
+  const sample = await readContentKeys(options.contentDir);
+  // 24 random bytes are 32 base64url characters: an AES-256 site key of 32 bytes.
+  const siteKey = secret(24);
+  const accessKey = secret(16);
+  const json: SiteCredentials = { siteId: 'DEMO', siteKey, accessKey };
+  const xml: SiteCredentials = { siteId: 'DEMOXML', siteKey, accessKey };
+  const session: SiteSession = { userId: undefined, policy: {} };
+  const realService = createRealServiceStore(options.realService);
+
+  const site = createDemoSite({
+    json,
+    xml,
+    session: () => session,
+    realCredentials: () => {
+      const real = realService.get();
+      return real.enabled
+        ? { siteId: real.siteId, siteKey: real.siteKey, accessKey: real.accessKey }
+        : undefined;
+    },
+  });
+
+  const started: Listening[] = [];
+  const stopAll = () => Promise.allSettled(started.map((s) => s.close()));
+  try {
+    // The app first: the emulator needs the gateway URLs, the page needs the other origins.
+    let appOrigin = '';
+    let csp = () => '';
+    let httpApi: ReturnType<typeof createHttpApi> | undefined;
+    let page: ReturnType<typeof createStaticHandler> | undefined;
+    const app = await listen(async (request) => {
+      const fromSite = site(request);
+      if (fromSite !== undefined) return fromSite;
+      const fromApi = await httpApi?.(request);
+      if (fromApi !== undefined) return fromApi;
+      if (page === undefined) return new Response('Starting.\n', { status: 503 });
+      const response = await page(request);
+      for (const [name, value] of Object.entries(securityHeaders(csp()))) {
+        response.headers.set(name, value);
+      }
+      return response;
+    }, options.port);
+    started.push(app);
+    appOrigin = app.url;
+
+    const content = await listen(
+      createStaticHandler(options.contentDir, {
+        headers: { 'access-control-allow-origin': appOrigin, vary: 'origin' },
+      }),
+    );
+    started.push(content);
+
+    const emulator = await startEmulator({
+      sites: [
+        { ...json, gatewayUrl: `${appOrigin}${SITE_PATHS.gatewayJson}`, gatewayFormat: 'json' },
+        { ...xml, gatewayUrl: `${appOrigin}${SITE_PATHS.gatewayXml}`, gatewayFormat: 'xml' },
+      ],
+      keys: emulatorKeys(sample),
+      customDataHeader: DEFAULT_HEADER,
+      allowedOrigins: [appOrigin],
+    });
+    started.push(emulator);
+
+    // Computed per page load: the real service's origin may be set while the app runs.
+    csp = () =>
+      contentSecurityPolicy([emulator.url, content.url, ...realOrigins(realService.get())]);
+    const api = createDemoApi({
+      shell: options.shell,
+      appUrl: appOrigin,
+      emulatorUrl: emulator.url,
+      manifestUrl: `${content.url}/manifest.mpd`,
+      contents: catalogue(sample.cid),
+      contentKey: { kid: sample.kid, key: sample.key },
+      siteIds: { json: json.siteId, xml: xml.siteId },
+      header: DEFAULT_HEADER,
+      session,
+      realService,
+    });
+    page = createStaticHandler(options.rendererDir, { index: 'index.html' });
+    // Electron's renderer talks over IPC; the HTTP API exists in the web mode only.
+    if (options.shell === 'web') httpApi = createHttpApi(api, () => appOrigin);
+
+    return {
+      url: app.url,
+      emulatorUrl: emulator.url,
+      contentUrl: content.url,
+      api,
+      events: emulator.events,
+      csp: () => csp(),
+      close: async () => {
+        await stopAll();
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+// A configured real license cloud must be reachable from the page.
+function realOrigins(settings: Readonly<RealServiceSettings>): string[] {
+  if (!settings.licenseUrl || !URL.canParse(settings.licenseUrl)) return [];
+  return [new URL(settings.licenseUrl).origin];
+}
+
+/** Paths of the demo's parts, from the demo-electron folder (or the packaged app's resources). */
+export function demoPaths(demoRoot: string, resources?: string) {
+  return {
+    rendererDir: join(demoRoot, 'dist', 'renderer'),
+    contentDir: resources
+      ? join(resources, 'content')
+      : join(demoRoot, '..', 'test', 'fixtures', 'content'),
+  };
+}

@@ -1,0 +1,158 @@
+import type { FlowEvent } from '@multidrm/emulator';
+import type { LicenseAuthEvents } from '@multidrm/player';
+
+export type Lane = 'player' | 'site' | 'license service';
+
+/** One row of the timeline; `key` is stable for tests (`data-step`). */
+export interface Step {
+  key: string;
+  lane: Lane;
+  what: string;
+  detail?: string;
+  status: 'ok' | 'fail' | 'info';
+  /** Wall-clock ms since the epoch. */
+  at: number;
+}
+
+const TOKEN_SOURCES = {
+  cache: 'prefetched token',
+  network: 'token fetched for it',
+  shared: 'token shared with another request',
+} as const;
+
+const ms = (value: number) => `${Math.round(value)} ms`;
+
+/** A step for each event of the license service emulator (its SSE stream). */
+export function emulatorStep(event: FlowEvent): Step {
+  const at = Date.parse(event.at);
+  const base = { at, lane: 'license service' as const };
+  switch (event.type) {
+    case 'license-request':
+      return {
+        ...base,
+        key: 'license-request-received',
+        what: 'License service received the license request',
+        detail: `key IDs ${event.kids.join(', ') || 'none'}`,
+        status: 'info',
+      };
+    case 'token-checked':
+      return {
+        ...base,
+        key: 'token-checked',
+        what: event.ok ? 'Token verified' : 'Token rejected',
+        detail: event.ok
+          ? `site ${event.siteId}, user ${event.userId}, cid ${event.cid}${event.warnings ? ` · ${event.warnings.join('; ')}` : ''}`
+          : event.errorCode,
+        status: event.ok ? 'ok' : 'fail',
+      };
+    case 'callback-sent':
+      return {
+        ...base,
+        key: 'callback-sent',
+        what: `License service → site gateway (${event.format.toUpperCase()})`,
+        detail: `asks about user ${event.userId}, cid ${event.cid}`,
+        status: 'info',
+      };
+    case 'callback-answered':
+      return {
+        ...base,
+        lane: 'site',
+        key: 'callback-answered',
+        what: event.ok ? 'Site gateway answered: allowed' : 'Site gateway answered: refused',
+        detail: `${ms(event.durationMs)}${event.siteErrorCode ? ` · site code ${event.siteErrorCode}` : ''}${event.errorCode ? ` · ${event.errorCode}` : ''}`,
+        status: event.ok ? 'ok' : 'fail',
+      };
+    case 'license-issued':
+      return {
+        ...base,
+        key: 'license-issued',
+        what: `License issued (${event.licenseType})`,
+        detail: describePolicy(event.policy),
+        status: 'ok',
+      };
+    case 'license-denied':
+      return {
+        ...base,
+        key: 'license-denied',
+        what: `License denied: ${event.errorCode}`,
+        detail: `HTTP ${event.status}`,
+        status: 'fail',
+      };
+  }
+}
+
+function describePolicy(policy: unknown): string {
+  if (typeof policy !== 'object' || policy === null) return '';
+  const p = policy as Record<string, unknown>;
+  const parts = [`limit ${p['limit'] ? 'on' : 'off'}`];
+  if (p['duration'] !== undefined) parts.push(`duration ${String(p['duration'])} s`);
+  if (p['expire_date'] !== undefined) parts.push(`until ${String(p['expire_date'])}`);
+  if (p['persistent']) parts.push('persistent');
+  const security = p['security_policy'] as
+    { output_protect?: { control_hdcp?: number }; playready_security_level?: number } | undefined;
+  if (security?.output_protect?.control_hdcp !== undefined) {
+    parts.push(`HDCP ${security.output_protect.control_hdcp}`);
+  }
+  if (security?.playready_security_level !== undefined) {
+    parts.push(`level ${security.playready_security_level}`);
+  }
+  return parts.join(' · ');
+}
+
+type PlayerEvent =
+  | { name: 'tokenRequested'; event: LicenseAuthEvents['tokenRequested'] }
+  | { name: 'tokenReceived'; event: LicenseAuthEvents['tokenReceived'] }
+  | { name: 'tokenFailed'; event: LicenseAuthEvents['tokenFailed'] }
+  | { name: 'licenseRequestSent'; event: LicenseAuthEvents['licenseRequestSent'] }
+  | { name: 'licenseAnswered'; event: LicenseAuthEvents['licenseAnswered'] };
+
+/** A step for each event of the player module, stamped when it happened. */
+export function playerStep(input: PlayerEvent, at: number): Step {
+  switch (input.name) {
+    case 'tokenRequested':
+      return {
+        key: 'token-requested',
+        lane: 'player',
+        at,
+        what: `Player → site: asks for the ${input.event.kind}`,
+        detail: `cid ${input.event.cid}, drm_type ${input.event.drmType}`,
+        status: 'info',
+      };
+    case 'tokenReceived':
+      return {
+        key: 'token-received',
+        lane: 'site',
+        at,
+        what: `Site → player: ${input.event.kind} issued`,
+        detail: ms(input.event.durationMs),
+        status: 'ok',
+      };
+    case 'tokenFailed':
+      return {
+        key: 'token-failed',
+        lane: 'site',
+        at,
+        what: `Site refused the ${input.event.kind}`,
+        detail: input.event.error.code,
+        status: 'fail',
+      };
+    case 'licenseRequestSent':
+      return {
+        key: 'license-request-sent',
+        lane: 'player',
+        at,
+        what: 'Player → license service: license request',
+        detail: `${input.event.keySystem} as ${input.event.drmType} · ${TOKEN_SOURCES[input.event.tokenSource]}`,
+        status: 'info',
+      };
+    case 'licenseAnswered':
+      return {
+        key: 'license-answered',
+        lane: 'player',
+        at,
+        what: input.event.error ? 'Player got a refusal' : 'Player got the license',
+        detail: `HTTP ${input.event.status ?? '—'} · ${ms(input.event.durationMs)}`,
+        status: input.event.error ? 'fail' : 'ok',
+      };
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The one contract between the renderer and the main process. In Electron it travels over IPC (the
+ * preload exposes these functions by name); in `pnpm demo:web` over `POST /api/<call>` of the stack.
+ * Every call answers a `Result`; nothing here ever carries a site key, access key or content key.
+ */
+
+export const MODES = ['token', 'gateway-json', 'gateway-xml'] as const;
+export type Mode = (typeof MODES)[number];
+
+export const TIME_RULES = ['none', 'duration', 'expire_date'] as const;
+export type TimeRule = (typeof TIME_RULES)[number];
+
+/** The policy controls of the page, as the site will grant them. */
+export interface PolicyInput {
+  limit: boolean;
+  timeRule: TimeRule;
+  /** Seconds; used when timeRule is "duration". */
+  durationSeconds?: number;
+  /** yyyy-mm-ddThh:mm:ssZ; used when timeRule is "expire_date". */
+  expireDate?: string;
+  persistent: boolean;
+  /** output_protect.control_hdcp, or null for none. */
+  hdcp: 0 | 1 | 2 | null;
+  /** security_policy.playready_security_level, or null for none. */
+  securityLevel: 150 | 2000 | null;
+  /** The site sends the content key itself (external_key.mpeg_cenc / PACKINFO). */
+  externalKey: boolean;
+}
+
+export interface PlayRequest {
+  mode: Mode;
+  userId: string;
+  cid: string;
+  policy: PolicyInput;
+}
+
+/** Everything the renderer needs to play: URLs and names only. */
+export interface PlayPlan {
+  mode: Mode;
+  cid: string;
+  siteId: string;
+  manifestUrl: string;
+  keySystem: string;
+  licenseUrl: string;
+  /** The request header that carries the token or custom data. */
+  header: string;
+  /** Token mode: the site's token endpoint. */
+  tokenUrl?: string;
+  /** Gateway mode: the site's custom-data endpoint. */
+  customDataUrl?: string;
+  target: 'emulator' | 'real service';
+}
+
+export interface ContentEntry {
+  cid: string;
+  title: string;
+  note: string;
+}
+
+export interface UserEntry {
+  id: string;
+  note: string;
+}
+
+/** The "real service" settings as the renderer may see them: whether keys are set, never the keys. */
+export interface RealServiceView {
+  enabled: boolean;
+  licenseUrl: string;
+  siteId: string;
+  header: string;
+  siteKeySet: boolean;
+  accessKeySet: boolean;
+}
+
+/** What the settings form sends; keys left empty keep the ones main already holds. */
+export interface RealServiceInput {
+  enabled: boolean;
+  licenseUrl: string;
+  siteId: string;
+  header: string;
+  siteKey?: string;
+  accessKey?: string;
+}
+
+export interface Setup {
+  modes: readonly Mode[];
+  users: readonly UserEntry[];
+  contents: readonly ContentEntry[];
+  /** The emulator's server-sent flow events. */
+  eventsUrl: string;
+  emulatorUrl: string;
+  realService: RealServiceView;
+  /** "electron" or "web": how this renderer talks to main. */
+  shell: 'electron' | 'web';
+}
+
+export interface DemoError {
+  code: string;
+  message: string;
+  /** What to change so that it works. */
+  fix: string;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: DemoError };
+
+/** The calls, each with its argument and answer. */
+export interface DemoApi {
+  getSetup(): Promise<Result<Setup>>;
+  preparePlay(request: PlayRequest): Promise<Result<PlayPlan>>;
+  setRealService(settings: RealServiceInput): Promise<Result<RealServiceView>>;
+}
+
+export type DemoCall = keyof DemoApi;
+
+/** IPC channel and HTTP path of each call. */
+export const CALLS: Readonly<Record<DemoCall, { channel: string; path: string }>> = {
+  getSetup: { channel: 'demo:get-setup', path: '/api/get-setup' },
+  preparePlay: { channel: 'demo:prepare-play', path: '/api/prepare-play' },
+  setRealService: { channel: 'demo:set-real-service', path: '/api/set-real-service' },
+};
+
+/** The name under which the preload exposes the API to the page. */
+export const BRIDGE_NAME = 'multidrmDemo';

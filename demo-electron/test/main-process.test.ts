@@ -1,0 +1,327 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runDemoApp, type RunningDemoApp } from '../src/main/app.ts';
+import type {
+  ElectronLike,
+  IpcEventLike,
+  PermissionDetails,
+  PreventableEvent,
+  SessionLike,
+  WebContentsLike,
+  WindowLike,
+} from '../src/main/electron-types.ts';
+import { registerIpc } from '../src/main/ipc.ts';
+import { ALLOWED_PERMISSIONS, hardenContents, restrictPermissions } from '../src/main/security.ts';
+import { windowOptions } from '../src/main/window-options.ts';
+import { CALLS, type DemoApi, type Result } from '../src/shared/contract.ts';
+import { startDemoStack } from '../src/main/stack/start-stack.ts';
+import { startTestStack } from './support/stack.ts';
+
+// The main process under Node: Electron's modules are replaced by small fakes passed in as arguments.
+
+type Listener = (...args: never[]) => unknown;
+
+class FakeContents implements WebContentsLike {
+  static next = 1;
+  readonly id = FakeContents.next++;
+  readonly listeners = new Map<string, Listener[]>();
+  openHandler: ((details: { url: string }) => { action: 'deny' }) | undefined;
+  on(event: string, listener: Listener) {
+    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+    return this;
+  }
+  setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' }) {
+    this.openHandler = handler;
+  }
+  /** Fires an event the way Electron does; true when a listener prevented it. */
+  fire(event: string, url?: string): boolean {
+    let prevented = false;
+    const e: PreventableEvent = { preventDefault: () => (prevented = true) };
+    for (const listener of this.listeners.get(event) ?? [])
+      (listener as (e: PreventableEvent, u?: string) => void)(e, url);
+    return prevented;
+  }
+}
+
+class FakeSession implements SessionLike {
+  request: Parameters<SessionLike['setPermissionRequestHandler']>[0] | undefined;
+  check: Parameters<SessionLike['setPermissionCheckHandler']>[0] | undefined;
+  setPermissionRequestHandler(handler: NonNullable<FakeSession['request']>) {
+    this.request = handler;
+  }
+  setPermissionCheckHandler(handler: NonNullable<FakeSession['check']>) {
+    this.check = handler;
+  }
+  ask(permission: string, details: PermissionDetails): boolean {
+    let granted: boolean | undefined;
+    this.request?.({}, permission, (g) => (granted = g), details);
+    if (granted === undefined) throw new Error('the handler did not answer');
+    return granted;
+  }
+}
+
+class FakeIpcMain {
+  readonly handlers = new Map<string, (event: IpcEventLike, ...args: unknown[]) => unknown>();
+  handle(channel: string, listener: (event: IpcEventLike, ...args: unknown[]) => unknown) {
+    if (this.handlers.has(channel)) throw new Error(`second handler for ${channel}`);
+    this.handlers.set(channel, listener);
+  }
+  removeHandler(channel: string) {
+    this.handlers.delete(channel);
+  }
+  invoke(channel: string, event: IpcEventLike, ...args: unknown[]): Promise<Result<unknown>> {
+    const handler = this.handlers.get(channel);
+    if (!handler) throw new Error(`no handler for ${channel}`);
+    return Promise.resolve(handler(event, ...args)) as Promise<Result<unknown>>;
+  }
+}
+
+const APP = 'http://127.0.0.1:4321';
+
+describe('window options', () => {
+  const options = windowOptions('/app/dist/preload/index.cjs');
+  test('isolate the page: context isolation, sandbox, no Node, web security, no webview', () => {
+    expect(options.webPreferences).toMatchObject({
+      preload: '/app/dist/preload/index.cjs',
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+    });
+  });
+  test('the window shows only once its page is ready', () => {
+    expect(options.show).toBe(false);
+  });
+});
+
+describe('hardenContents', () => {
+  const contents = new FakeContents();
+  hardenContents(contents, () => APP);
+
+  test('blocks navigation and redirects away from the app, allows it within', () => {
+    expect(contents.fire('will-navigate', 'https://example.com/')).toBe(true);
+    expect(contents.fire('will-navigate', 'file:///etc/passwd')).toBe(true);
+    expect(contents.fire('will-redirect', 'http://127.0.0.1:9999/')).toBe(true);
+    expect(contents.fire('will-navigate', `${APP}/index.html`)).toBe(false);
+  });
+  test('denies every new window and webview', () => {
+    expect(contents.openHandler?.({ url: `${APP}/` })).toEqual({ action: 'deny' });
+    expect(contents.openHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
+    expect(contents.fire('will-attach-webview')).toBe(true);
+  });
+  test('blocks all navigation before the app has an origin', () => {
+    const early = new FakeContents();
+    hardenContents(early, () => undefined);
+    expect(early.fire('will-navigate', `${APP}/`)).toBe(true);
+  });
+});
+
+describe('restrictPermissions', () => {
+  const session = new FakeSession();
+  restrictPermissions(session, () => APP);
+
+  test('grants what playback needs to the app only', () => {
+    expect([...ALLOWED_PERMISSIONS].sort()).toEqual(['fullscreen', 'mediaKeySystem']);
+    expect(session.ask('mediaKeySystem', { requestingUrl: `${APP}/` })).toBe(true);
+    expect(session.ask('fullscreen', { requestingUrl: `${APP}/x` })).toBe(true);
+    expect(session.ask('mediaKeySystem', { requestingUrl: 'https://example.com/' })).toBe(false);
+    expect(session.ask('mediaKeySystem', {})).toBe(false);
+  });
+  test.each([
+    'media',
+    'geolocation',
+    'notifications',
+    'clipboard-read',
+    'openExternal',
+    'hid',
+    'serial',
+  ])('denies %s even to the app', (permission) => {
+    expect(session.ask(permission, { requestingUrl: `${APP}/` })).toBe(false);
+    expect(session.check?.({}, permission, APP)).toBe(false);
+  });
+  test('permission checks follow the same rule', () => {
+    expect(session.check?.({}, 'mediaKeySystem', APP)).toBe(true);
+    expect(session.check?.({}, 'mediaKeySystem', 'https://example.com')).toBe(false);
+  });
+});
+
+describe('registerIpc', () => {
+  const calls: unknown[][] = [];
+  const api: DemoApi = {
+    getSetup: async () => ({ ok: true, value: {} as never }),
+    preparePlay: async (...args) => {
+      calls.push(args);
+      return { ok: true, value: {} as never };
+    },
+    setRealService: async () => ({ ok: true, value: {} as never }),
+  };
+  const ipc = new FakeIpcMain();
+  const trusted: IpcEventLike = { sender: { id: 7 }, senderFrame: { url: `${APP}/` } };
+  const unregister = registerIpc(ipc, api, (event) => event.sender.id === 7);
+
+  test("registers exactly the contract's channels", () => {
+    expect([...ipc.handlers.keys()].sort()).toEqual(
+      Object.values(CALLS)
+        .map((c) => c.channel)
+        .sort(),
+    );
+  });
+  test('answers FORBIDDEN_SENDER to any other sender, without calling the API', async () => {
+    const result = await ipc.invoke(
+      CALLS.preparePlay.channel,
+      { sender: { id: 8 }, senderFrame: null },
+      {},
+    );
+    expect(result).toMatchObject({ ok: false, error: { code: 'FORBIDDEN_SENDER' } });
+    expect(calls).toEqual([]);
+  });
+  test('validates arguments before the call: extra members and wrong types are refused', async () => {
+    const request = {
+      mode: 'token',
+      userId: 'member-alice',
+      cid: 'c',
+      policy: {
+        limit: true,
+        timeRule: 'none',
+        persistent: false,
+        hdcp: null,
+        securityLevel: null,
+        externalKey: false,
+      },
+    };
+    const extra = await ipc.invoke(CALLS.preparePlay.channel, trusted, {
+      ...request,
+      siteKey: 'x',
+    });
+    expect(extra).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    const wrong = await ipc.invoke(CALLS.preparePlay.channel, trusted, {
+      ...request,
+      userId: 'a b',
+    });
+    expect(wrong.ok ? '' : wrong.error.message).toContain('arguments.0.userId');
+    const twoArgs = await ipc.invoke(CALLS.getSetup.channel, trusted, 'surplus');
+    expect(twoArgs.ok).toBe(false);
+    expect(calls).toEqual([]);
+    expect((await ipc.invoke(CALLS.preparePlay.channel, trusted, request)).ok).toBe(true);
+    expect(calls).toEqual([[request]]);
+  });
+  test('the undo removes every handler', () => {
+    unregister();
+    expect(ipc.handlers.size).toBe(0);
+  });
+});
+
+describe('runDemoApp with a fake Electron', () => {
+  const created: { options: unknown; window: FakeWindow }[] = [];
+  const appEvents = new Map<string, Listener[]>();
+  let quits = 0;
+  class FakeWindow implements WindowLike {
+    readonly webContents = new FakeContents();
+    loaded: string[] = [];
+    shown = false;
+    private ready: (() => void) | undefined;
+    constructor(options: unknown) {
+      created.push({ options, window: this });
+      for (const listener of appEvents.get('web-contents-created') ?? [])
+        listener({} as never, this.webContents as never);
+    }
+    async loadURL(url: string) {
+      this.loaded.push(url);
+      this.ready?.();
+    }
+    once(_event: 'ready-to-show', listener: () => void) {
+      this.ready = listener;
+      return this;
+    }
+    show() {
+      this.shown = true;
+    }
+  }
+  const ipc = new FakeIpcMain();
+  const session = new FakeSession();
+  const electron: ElectronLike<ReturnType<typeof windowOptions>> = {
+    app: {
+      whenReady: async () => undefined,
+      on: (event: string, listener: Listener) => {
+        appEvents.set(event, [...(appEvents.get(event) ?? []), listener]);
+      },
+      quit: () => void quits++,
+    },
+    BrowserWindow: FakeWindow,
+    ipcMain: ipc,
+    session: { defaultSession: session },
+  };
+  let running: RunningDemoApp;
+  let test_stack: Awaited<ReturnType<typeof startTestStack>> | undefined;
+
+  beforeAll(async () => {
+    running = await runDemoApp(electron, {
+      preloadPath: '/app/dist/preload/index.cjs',
+      stack: { rendererDir: '/unused', contentDir: '/unused' },
+      windowOptions,
+      // The real stack, with a stand-in page: only the renderer directory differs.
+      startStack: async (options) => {
+        expect(options.shell).toBe('electron');
+        test_stack = await startTestStack('electron');
+        return test_stack.stack;
+      },
+    });
+  });
+  afterAll(async () => {
+    await running?.shutdown();
+    await test_stack?.close();
+  });
+
+  test("opens one window with the hardened options and loads the stack's page", () => {
+    expect(created).toHaveLength(1);
+    expect(created[0]?.options).toEqual(windowOptions('/app/dist/preload/index.cjs'));
+    expect(created[0]?.window.loaded).toEqual([running.stack.url]);
+    expect(created[0]?.window.shown).toBe(true);
+  });
+
+  test("hardens the window's contents and the session", () => {
+    const contents = created[0]!.window.webContents;
+    expect(contents.fire('will-navigate', 'https://example.com/')).toBe(true);
+    expect(contents.fire('will-navigate', `${running.stack.url}/`)).toBe(false);
+    expect(contents.openHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
+    expect(session.ask('mediaKeySystem', { requestingUrl: `${running.stack.url}/` })).toBe(true);
+    expect(session.ask('geolocation', { requestingUrl: `${running.stack.url}/` })).toBe(false);
+  });
+
+  test("answers IPC from its window's page only", async () => {
+    const id = created[0]!.window.webContents.id;
+    const fromPage = await ipc.invoke(CALLS.getSetup.channel, {
+      sender: { id },
+      senderFrame: { url: `${running.stack.url}/` },
+    });
+    expect(fromPage).toMatchObject({ ok: true, value: { shell: 'electron' } });
+    const otherWindow = await ipc.invoke(CALLS.getSetup.channel, {
+      sender: { id: id + 100 },
+      senderFrame: { url: `${running.stack.url}/` },
+    });
+    expect(otherWindow).toMatchObject({ ok: false, error: { code: 'FORBIDDEN_SENDER' } });
+    const otherOrigin = await ipc.invoke(CALLS.getSetup.channel, {
+      sender: { id },
+      senderFrame: { url: 'https://example.com/' },
+    });
+    expect(otherOrigin).toMatchObject({ ok: false, error: { code: 'FORBIDDEN_SENDER' } });
+  });
+
+  test('quits when the window closes, and stops the stack on quit', async () => {
+    for (const listener of appEvents.get('window-all-closed') ?? []) listener();
+    expect(quits).toBe(1);
+    for (const listener of appEvents.get('will-quit') ?? []) listener();
+    await running.shutdown();
+    expect(ipc.handlers.size).toBe(0);
+    await expect(fetch(`${running.stack.url}/`)).rejects.toThrow();
+  });
+});
+
+test('startDemoStack names the missing sample content', async () => {
+  await expect(
+    startDemoStack({ rendererDir: '/nowhere', contentDir: '/nowhere/content', shell: 'web' }),
+  ).rejects.toThrow(/pnpm content/);
+});

@@ -1,0 +1,262 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { PlayPlan, PlayRequest, PolicyInput, Result } from '../src/shared/contract.ts';
+import { CONTENT_DIR, startTestStack } from './support/stack.ts';
+
+// The stack that both `pnpm demo` (Electron main) and `pnpm demo:web` start, driven under Node.
+
+let web: Awaited<ReturnType<typeof startTestStack>>;
+let keys: { cid: string; kid: string; key: string };
+
+beforeAll(async () => {
+  web = await startTestStack('web');
+  keys = JSON.parse(await readFile(join(CONTENT_DIR, 'keys.json'), 'utf8'));
+});
+afterAll(() => web?.close());
+
+const POLICY: PolicyInput = {
+  limit: true,
+  timeRule: 'duration',
+  durationSeconds: 600,
+  persistent: false,
+  hdcp: null,
+  securityLevel: null,
+  externalKey: false,
+};
+
+const request = (over: Partial<PlayRequest> = {}): PlayRequest => ({
+  mode: 'token',
+  userId: 'member-alice',
+  cid: keys.cid,
+  policy: POLICY,
+  ...over,
+});
+
+function value<T>(result: Result<T>): T {
+  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+  return result.value;
+}
+
+/** What the player does with a plan: get the token or custom data, then ask for the license. */
+async function playFlow(plan: PlayPlan): Promise<Response> {
+  const site = await fetch((plan.tokenUrl ?? plan.customDataUrl) as string, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ cid: plan.cid, drm_type: 'Widevine' }),
+  });
+  if (site.status !== 200) return site;
+  const kid = Buffer.from(keys.kid, 'hex').toString('base64url');
+  return fetch(plan.licenseUrl, {
+    method: 'POST',
+    headers: { [plan.header]: await site.text(), 'content-type': 'application/json' },
+    body: JSON.stringify({ kids: [kid], type: 'temporary' }),
+  });
+}
+
+const hexOf = (b64url: string) => Buffer.from(b64url, 'base64url').toString('hex');
+
+describe('startDemoStack', () => {
+  test('runs the page and site, the emulator and the content on three loopback ports', () => {
+    const urls = [web.stack.url, web.stack.emulatorUrl, web.stack.contentUrl];
+    for (const url of urls) expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(new Set(urls.map((u) => new URL(u).port)).size).toBe(3);
+  });
+
+  test('serves the page with a strict Content-Security-Policy', async () => {
+    const response = await fetch(`${web.stack.url}/`);
+    expect(response.status).toBe(200);
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toBe(web.stack.csp());
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+    expect(csp).toContain(`connect-src 'self' ${web.stack.emulatorUrl} ${web.stack.contentUrl}`);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  test.each([
+    ['token', 'token-checked'],
+    ['gateway-json', 'callback-answered'],
+    ['gateway-xml', 'callback-answered'],
+  ] as const)('%s mode: the site and the emulator issue the content key', async (mode, step) => {
+    const seen: string[] = [];
+    const off = web.stack.events.on((event) => seen.push(event.type));
+    const plan = value(await web.stack.api.preparePlay(request({ mode })));
+    const response = await playFlow(plan);
+    off();
+    expect(response.status).toBe(200);
+    const license = (await response.json()) as { keys: { kid: string; k: string }[] };
+    expect(license.keys.map((k) => [hexOf(k.kid), hexOf(k.k)])).toEqual([[keys.kid, keys.key]]);
+    expect(seen).toContain(step);
+    expect(seen.at(-1)).toBe('license-issued');
+    expect(plan.siteId).toBe(mode === 'gateway-xml' ? 'DEMOXML' : 'DEMO');
+  });
+
+  test('the gateway refuses a guest for a members-only title: GATEWAY_DENIED', async () => {
+    const plan = value(
+      await web.stack.api.preparePlay(request({ mode: 'gateway-json', userId: 'guest-bob' })),
+    );
+    const response = await playFlow(plan);
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { error_code: string }).error_code).toBe('GATEWAY_DENIED');
+  });
+
+  test('the token endpoint refuses a guest for a members-only title with 403', async () => {
+    const plan = value(await web.stack.api.preparePlay(request({ userId: 'guest-bob' })));
+    const response = await playFlow(plan);
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('guest-bob is not entitled');
+  });
+
+  test('a guest plays a free title', async () => {
+    const plan = value(
+      await web.stack.api.preparePlay(request({ userId: 'guest-bob', cid: 'free-sample' })),
+    );
+    expect((await playFlow(plan)).status).toBe(200);
+  });
+
+  test('the site-keyed title plays only with the external key', async () => {
+    const without = value(await web.stack.api.preparePlay(request({ cid: 'byok-sample' })));
+    const refused = await playFlow(without);
+    expect(((await refused.json()) as { error_code: string }).error_code).toBe('NO_KEY_FOR_CID');
+    const withKey = value(
+      await web.stack.api.preparePlay(
+        request({ cid: 'byok-sample', policy: { ...POLICY, externalKey: true } }),
+      ),
+    );
+    expect((await playFlow(withKey)).status).toBe(200);
+  });
+
+  test('a policy against the spec is refused with INVALID_POLICY and a fix', async () => {
+    const result = await web.stack.api.preparePlay(
+      request({ policy: { ...POLICY, limit: false } }),
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.code).toBe('INVALID_POLICY');
+    expect(result.error.message).toContain('policy.playback_policy.duration');
+    expect(result.error.fix).toContain('limit');
+  });
+
+  test('the XML gateway mode refuses what its answer cannot carry', async () => {
+    const result = await web.stack.api.preparePlay(
+      request({ mode: 'gateway-xml', policy: { ...POLICY, persistent: true } }),
+    );
+    expect(result.ok ? 'ok' : result.error.message).toContain('cannot carry persistent');
+  });
+
+  test('no answer to the renderer carries a site key, access key or content key', async () => {
+    const secretKey = 'S'.repeat(32);
+    const accessKey = 'access-key-that-must-stay-in-main';
+    const answers = [
+      await web.stack.api.setRealService({
+        enabled: false,
+        licenseUrl: 'https://license.example/ri',
+        siteId: 'REAL',
+        header: 'x-drm-custom-data',
+        siteKey: secretKey,
+        accessKey,
+      }),
+      await web.stack.api.getSetup(),
+      await web.stack.api.preparePlay(request({ policy: { ...POLICY, externalKey: true } })),
+      await web.stack.api.preparePlay(request({ mode: 'gateway-xml' })),
+    ];
+    const text = JSON.stringify(answers);
+    for (const secret of [secretKey, accessKey, keys.key]) expect(text).not.toContain(secret);
+    const view = answers[0];
+    expect(view?.ok && view.value).toMatchObject({ siteKeySet: true, accessKeySet: true });
+  });
+
+  test("the real service, once on, is the plan's license server and the CSP allows it", async () => {
+    const real = {
+      licenseUrl: 'https://license.example/ri',
+      siteId: 'REAL',
+      header: 'x-real-header',
+    };
+    value(await web.stack.api.setRealService({ ...real, enabled: true }));
+    try {
+      const plan = value(await web.stack.api.preparePlay(request()));
+      expect(plan).toMatchObject({
+        target: 'real service',
+        licenseUrl: real.licenseUrl,
+        siteId: 'REAL',
+        header: 'x-real-header',
+      });
+      expect(web.stack.csp()).toContain('https://license.example');
+      const gateway = await web.stack.api.preparePlay(request({ mode: 'gateway-json' }));
+      expect(gateway.ok ? '' : gateway.error.code).toBe('REAL_SERVICE_TOKEN_ONLY');
+    } finally {
+      value(
+        await web.stack.api.setRealService({
+          ...real,
+          header: 'x-drm-custom-data',
+          enabled: false,
+        }),
+      );
+    }
+  });
+});
+
+describe('the HTTP API of the web mode', () => {
+  const call = (path: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`${web.stack.url}${path}`, {
+      method: 'POST',
+      headers: { origin: web.stack.url, 'content-type': 'application/json', ...headers },
+      body,
+    });
+
+  test('answers the page with the same results as the contract', async () => {
+    const response = await call('/api/get-setup', '[]');
+    expect(await response.json()).toEqual(
+      JSON.parse(JSON.stringify(await web.stack.api.getSetup())),
+    );
+  });
+
+  test('refuses other origins, other content types and bad arguments', async () => {
+    const foreign = await call('/api/get-setup', '[]', { origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as Result<never>).ok).toBe(false);
+    expect((await call('/api/get-setup', '[]', { 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await call('/api/get-setup', '{')).status).toBe(400);
+    const bad = await call('/api/prepare-play', JSON.stringify([{ mode: 'x' }]));
+    expect(bad.status).toBe(400);
+    const body = (await bad.json()) as Result<never>;
+    expect(body.ok ? '' : body.error.code).toBe('INVALID_REQUEST');
+    expect(body.ok ? '' : body.error.message).toContain('arguments.0.mode');
+  });
+});
+
+describe('the content server', () => {
+  test('serves the manifest to the app origin only, and nothing outside its folder', async () => {
+    const manifest = await fetch(`${web.stack.contentUrl}/manifest.mpd`);
+    expect(manifest.status).toBe(200);
+    expect(manifest.headers.get('access-control-allow-origin')).toBe(web.stack.url);
+    expect(await manifest.text()).toContain('<MPD');
+    for (const path of ['/../package.json', '/%2e%2e/%2e%2e/package.json', '/nothing.mpd']) {
+      expect((await fetch(`${web.stack.contentUrl}${path}`)).status).toBe(404);
+    }
+  });
+});
+
+describe('the Electron shell', () => {
+  test('has no HTTP API: the renderer reaches main over IPC only', async () => {
+    const electron = await startTestStack('electron');
+    try {
+      const response = await fetch(`${electron.stack.url}/api/get-setup`, {
+        method: 'POST',
+        headers: { origin: electron.stack.url, 'content-type': 'application/json' },
+        body: '[]',
+      });
+      // The path falls through to the static page server, which takes GET only.
+      expect(response.status).toBe(405);
+      expect(response.headers.get('content-type')).not.toContain('json');
+      expect(value(await electron.stack.api.getSetup()).shell).toBe('electron');
+    } finally {
+      await electron.close();
+    }
+    await expect(fetch(`${electron.stack.url}/`)).rejects.toThrow();
+    await expect(fetch(`${electron.stack.emulatorUrl}/health`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,178 @@
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchChromium, type LaunchedChromium } from '../../test/e2e/support/chromium.ts';
+import { buildRenderer } from '../scripts/build-renderer.ts';
+import {
+  choose,
+  timelineSteps,
+  waitForError,
+  waitForPlayback,
+  type Page,
+} from './support/demo-page.ts';
+import { startWebDemo, type RunningWebDemo } from './support/web-script.ts';
+
+// Headless Chromium on the `pnpm demo:web` stack, driven through the page's stable test hooks.
+
+const SCREENSHOT = fileURLToPath(new URL('../docs/screenshot.png', import.meta.url));
+
+let demo: RunningWebDemo;
+let browser: LaunchedChromium;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  await buildRenderer();
+  demo = await startWebDemo();
+  browser = await launchChromium({ viewport: { width: 1320, height: 820 } });
+  page = await browser.context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('console', (message) => {
+    // CSP violations are reported on the console: the page must cause none.
+    if (message.text().includes('Content Security Policy')) pageErrors.push(message.text());
+  });
+  await page.goto(demo.url);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await demo?.stop();
+});
+
+const TOKEN_FLOW = [
+  'play',
+  'token-requested',
+  'token-received',
+  'license-request-sent',
+  'license-request-received',
+  'token-checked',
+  'license-issued',
+  'license-answered',
+  'first-frame',
+];
+const GATEWAY_FLOW = [
+  'play',
+  'token-requested',
+  'token-received',
+  'license-request-sent',
+  'license-request-received',
+  'callback-sent',
+  'callback-answered',
+  'license-issued',
+  'license-answered',
+  'first-frame',
+];
+
+describe('pnpm demo:web', () => {
+  test('prints its URL on 127.0.0.1 and serves the page', async () => {
+    expect(demo.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await page.title()).toBe('multidrm demo');
+    expect(await page.textContent('#shell')).toBe('browser (demo:web)');
+  });
+
+  test.each([
+    ['token', TOKEN_FLOW],
+    ['gateway-json', GATEWAY_FLOW],
+    ['gateway-xml', GATEWAY_FLOW],
+  ] as const)(
+    '%s mode plays the decrypted clip and the timeline shows every step',
+    async (mode, flow) => {
+      await choose(page, { mode });
+      expect(await waitForPlayback(page)).toBeGreaterThan(2);
+      await page.waitForSelector('[data-testid=timeline] li[data-step=first-frame]');
+      const steps = await timelineSteps(page);
+      for (const step of flow) expect(steps, `step ${step}`).toContain(step);
+      // Causes come before effects on the time axis.
+      expect(steps.indexOf('token-requested')).toBeLessThan(steps.indexOf('license-request-sent'));
+      expect(steps.indexOf('license-request-sent')).toBeLessThan(steps.indexOf('license-issued'));
+      expect(steps.indexOf('license-issued')).toBeLessThan(steps.indexOf('first-frame'));
+      expect(await page.isHidden('[data-testid=error]')).toBe(true);
+      const times = await page.$$eval('[data-testid=timeline] li .at', (cells) =>
+        cells.map((cell) => Number(/\+(\d+) ms/.exec(cell.textContent ?? '')?.[1])),
+      );
+      expect(times.every((t) => Number.isFinite(t))).toBe(true);
+      expect([...times].sort((a, b) => a - b)).toEqual(times);
+    },
+  );
+
+  test('the policy controls reach the license: persistent, HDCP and security level', async () => {
+    await page.setChecked('[data-testid=persistent]', true);
+    await page.selectOption('[data-testid=hdcp]', '1');
+    await page.selectOption('[data-testid=security-level]', '150');
+    try {
+      await choose(page, { mode: 'token' });
+      expect(await waitForPlayback(page)).toBeGreaterThan(2);
+      const issued = await page.textContent('[data-testid=timeline] li[data-step=license-issued]');
+      expect(issued).toContain('persistent-license');
+      expect(issued).toContain('duration 3600 s · persistent · HDCP 1 · level 150');
+    } finally {
+      await page.setChecked('[data-testid=persistent]', false);
+      await page.selectOption('[data-testid=hdcp]', '');
+      await page.selectOption('[data-testid=security-level]', '');
+    }
+  });
+
+  test('a screenshot of the demo playing is saved for the README', async () => {
+    await choose(page, { mode: 'gateway-json' });
+    await waitForPlayback(page, 2.5);
+    await page.waitForSelector('[data-testid=timeline] li[data-step=first-frame]');
+    await page.evaluate(() => (document.querySelector('#video') as HTMLVideoElement).pause());
+    await mkdir(fileURLToPath(new URL('../docs/', import.meta.url)), { recursive: true });
+    const shot = await page.screenshot({ path: SCREENSHOT });
+    expect(shot.byteLength).toBeGreaterThan(20_000);
+  });
+
+  test('the gateway denying a guest shows GATEWAY_DENIED, its message and a fix', async () => {
+    await choose(page, { mode: 'gateway-json', user: 'guest-bob' });
+    const error = await waitForError(page);
+    expect(error.code).toBe('GATEWAY_DENIED');
+    expect(error.text).toContain('GATEWAY_DENIED');
+    expect(error.text).toContain('4031');
+    expect(error.text).toContain('What to fix');
+    const steps = await timelineSteps(page);
+    expect(steps).toContain('callback-answered');
+    expect(steps).toContain('license-denied');
+    expect(steps).not.toContain('first-frame');
+  });
+
+  test('the site refusing a token shows TOKEN_FETCH_FAILED with the HTTP status', async () => {
+    await choose(page, { mode: 'token', user: 'guest-bob' });
+    const error = await waitForError(page);
+    expect(error.code).toBe('TOKEN_FETCH_FAILED');
+    expect(error.text).toContain('HTTP 403');
+    expect(await timelineSteps(page)).toContain('token-failed');
+  });
+
+  test('an expire_date in the past is refused with LICENSE_EXPIRED', async () => {
+    await choose(page, {
+      mode: 'token',
+      timeRule: 'expire_date',
+      expireDate: '2020-01-01T00:00:00Z',
+    });
+    const error = await waitForError(page);
+    expect(error.code).toBe('LICENSE_EXPIRED');
+    expect(await timelineSteps(page)).toContain('license-denied');
+  });
+
+  test('a title without a key in the service needs the external key: NO_KEY_FOR_CID, then it plays', async () => {
+    await choose(page, { mode: 'gateway-xml', cid: 'byok-sample', externalKey: false });
+    expect((await waitForError(page)).code).toBe('NO_KEY_FOR_CID');
+    await choose(page, { mode: 'gateway-xml', cid: 'byok-sample', externalKey: true });
+    expect(await waitForPlayback(page)).toBeGreaterThan(2);
+    expect(await page.isHidden('[data-testid=error]')).toBe(true);
+  });
+
+  test('a policy that breaks the spec is refused before anything is sent', async () => {
+    await page.setChecked('[data-testid=limit]', false);
+    await choose(page, { mode: 'token', timeRule: 'duration' });
+    const error = await waitForError(page);
+    await page.setChecked('[data-testid=limit]', true);
+    expect(error.code).toBe('INVALID_POLICY');
+    expect(error.text).toContain('limit');
+    expect(await timelineSteps(page)).toEqual(['play']);
+  });
+
+  test('the page ran without script errors or CSP violations', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,196 @@
+// The test page: a real app of the player module. Node drives it through `window.harness`.
+import { attachLicenseAuth, findLicenseAuthError, type LicenseAuthHandle } from '@multidrm/player';
+import shakaModule from 'shaka-player';
+import type Shaka from 'shaka-player';
+import type { AppError, Harness, PlayerStatus, PlaySetup } from './harness-api.ts';
+
+// The compiled build is CommonJS; its exports object is the namespace itself.
+const shaka = shakaModule as unknown as typeof Shaka.default;
+type Player = Shaka.default.Player;
+
+// The repository's type check runs without the DOM library (it clashes with Node's stream types), so
+// the page names the few browser members it uses.
+interface VideoElement {
+  id: string;
+  muted: boolean;
+  autoplay: boolean;
+  currentTime: number;
+  readonly paused: boolean;
+  readonly readyState: number;
+  pause(): void;
+  remove(): void;
+  requestVideoFrameCallback(callback: () => void): number;
+  addEventListener(type: 'seeked', listener: () => void, options: { once: true }): void;
+}
+interface PageGlobals {
+  document: {
+    title: string;
+    body: { append(node: VideoElement): void };
+    createElement(tag: 'video'): VideoElement;
+  };
+  requestAnimationFrame(callback: () => void): number;
+  harness?: Harness;
+}
+const page = globalThis as unknown as PageGlobals;
+type MediaElement = Parameters<Player['attach']>[0];
+
+const LICENSE = shaka.net.NetworkingEngine.RequestType.LICENSE;
+
+interface Entry {
+  video: VideoElement;
+  player: Player;
+  auth: LicenseAuthHandle | undefined;
+  status: Omit<PlayerStatus, 'currentTime' | 'paused' | 'readyState'>;
+  loadStart: number;
+}
+
+const entries = new Map<string, Entry>();
+
+function describe(error: unknown, source: AppError['source'], since: number): AppError {
+  const found = findLicenseAuthError(error);
+  const shakaCode = (error as { code?: unknown } | null)?.code;
+  const extra = found as null | {
+    status?: number;
+    url?: string;
+    reason?: string;
+    errorCode?: string;
+    serviceMessage?: string;
+  };
+  return {
+    source,
+    shakaCode: typeof shakaCode === 'number' ? shakaCode : undefined,
+    auth:
+      found === null
+        ? null
+        : {
+            name: found.name,
+            code: found.code,
+            message: found.message,
+            ...(extra?.status === undefined ? {} : { status: extra.status }),
+            ...(extra?.url === undefined ? {} : { url: extra.url }),
+            ...(extra?.reason === undefined ? {} : { reason: extra.reason }),
+            ...(extra?.errorCode === undefined ? {} : { errorCode: extra.errorCode }),
+            ...(extra?.serviceMessage === undefined
+              ? {}
+              : { serviceMessage: extra.serviceMessage }),
+          },
+    atMs: performance.now() - since,
+  };
+}
+
+function entry(id: string): Entry {
+  const found = entries.get(id);
+  if (found === undefined) throw new Error(`No player "${id}" on the page.`);
+  return found;
+}
+
+const harness: Harness = {
+  async start(setup: PlaySetup) {
+    if (entries.has(setup.id)) throw new Error(`Player "${setup.id}" exists already.`);
+    const video = page.document.createElement('video');
+    video.id = setup.id;
+    video.muted = true;
+    video.autoplay = true;
+    page.document.body.append(video);
+    const player = new shaka.Player();
+    await player.attach(video as unknown as MediaElement);
+    const e: Entry = {
+      video,
+      player,
+      auth: undefined,
+      status: { load: 'pending', errors: [], marks: {} },
+      loadStart: 0,
+    };
+    entries.set(setup.id, e);
+    const { auth } = setup;
+    if (auth.mode === 'clear-keys') {
+      player.configure({ drm: { clearKeys: auth.clearKeys } });
+    } else if (auth.mode === 'license-auth') {
+      e.auth = attachLicenseAuth(player, auth.options);
+      e.auth.on('licenseRequestSent', (event) => {
+        e.status.tokenWaitMs ??= event.tokenWaitMs;
+      });
+    } else {
+      player.configure({ drm: { servers: { 'org.w3.clearkey': auth.licenseServer } } });
+      player.getNetworkingEngine()?.registerRequestFilter((type, request) => {
+        if (type === LICENSE) request.headers[auth.header] = auth.value;
+      });
+    }
+    // Registered after the module's filters, so these see the request as it leaves and the answer
+    // once the module has accepted it.
+    const net = player.getNetworkingEngine();
+    net?.registerRequestFilter((type) => {
+      if (type === LICENSE) e.status.marks.licenseSent ??= performance.now() - e.loadStart;
+    });
+    net?.registerResponseFilter((type) => {
+      if (type === LICENSE) e.status.marks.licenseReceived ??= performance.now() - e.loadStart;
+    });
+    player.addEventListener('error', (event: unknown) => {
+      e.status.errors.push(
+        describe((event as { detail: unknown }).detail, 'error-event', e.loadStart),
+      );
+    });
+    e.loadStart = performance.now();
+    player.load(setup.manifestUrl).then(
+      () => {
+        e.status.load = 'resolved';
+      },
+      (error: unknown) => {
+        e.status.load = 'rejected';
+        e.status.errors.push(describe(error, 'load', e.loadStart));
+      },
+    );
+  },
+
+  status(id) {
+    const { video, status } = entry(id);
+    return {
+      ...structuredClone(status),
+      currentTime: video.currentTime,
+      paused: video.paused,
+      readyState: video.readyState,
+    };
+  },
+
+  async showFrame(id, seconds) {
+    const { video } = entry(id);
+    video.pause();
+    const painted = new Promise<void>((resolve) => {
+      video.requestVideoFrameCallback(() => resolve());
+    });
+    const seeked = new Promise<void>((resolve) =>
+      video.addEventListener('seeked', () => resolve(), { once: true }),
+    );
+    video.currentTime = seconds;
+    await seeked;
+    // A frame callback may have fired for the frame before the seek; the timeout covers a seek to
+    // the frame already shown, which paints nothing new.
+    await Promise.race([painted, new Promise((r) => setTimeout(r, 1000))]);
+    await new Promise<void>((r) =>
+      page.requestAnimationFrame(() => page.requestAnimationFrame(() => r())),
+    );
+    return video.currentTime;
+  },
+
+  async unload(id) {
+    const started = performance.now();
+    await entry(id).player.unload();
+    return performance.now() - started;
+  },
+
+  async reset() {
+    const all = [...entries.values()];
+    entries.clear();
+    await Promise.all(
+      all.map(async ({ player, auth, video }) => {
+        auth?.detach();
+        await player.destroy();
+        video.remove();
+      }),
+    );
+  },
+};
+
+shaka.polyfill.installAll();
+page.harness = harness;
+page.document.title = 'ready';

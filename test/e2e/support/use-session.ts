@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { openSession, type E2eSession } from './session.ts';
+
+/**
+ * Opens one session for the test file and a fresh page before each test. When the session cannot
+ * open (no Chromium), every test fails with that reason, rather than being reported as skipped.
+ */
+export function useSession(): E2eSession {
+  let session: E2eSession | undefined;
+  let failure: unknown;
+  beforeAll(async () => {
+    try {
+      session = await openSession();
+    } catch (error) {
+      failure = error;
+    }
+  });
+  afterAll(async () => {
+    await session?.close();
+  });
+  beforeEach(async () => {
+    if (session === undefined) throw failure;
+    await session.fresh();
+  });
+  // Tests hold this from the start; the session behind it exists from beforeAll on.
+  return new Proxy({} as E2eSession, {
+    get: (_, name) => {
+      if (session === undefined) throw new Error('The session is used before beforeAll ran.');
+      return Reflect.get(session, name);
+    },
+  });
+}

@@ -1,0 +1,194 @@
+import { describe, expect, test } from 'vitest';
+import { e2eSkipped, SKIP_NOTICE } from './support/chromium.ts';
+import { expectDecryptedPlayback, firstAppError } from './support/playback.ts';
+import { useSession } from './support/use-session.ts';
+import { flowSetup } from './support/setups.ts';
+import { EXTERNAL_KEY_CID, SAMPLE, SIGNED_IN_USER, SITE } from './support/site.ts';
+
+// Token mode end to end: Chromium plays the encrypted sample with @multidrm/player fetching license
+// tokens from a site-kit site and the emulator checking them and answering ClearKey licenses.
+
+const skip = e2eSkipped();
+if (skip) console.warn(SKIP_NOTICE);
+
+describe.skipIf(skip)('token flow in a real browser', () => {
+  const session = useSession();
+
+  const issued = () => session.stack.flow.filter((e) => e.type === 'license-issued');
+  const denied = () => session.stack.flow.filter((e) => e.type === 'license-denied');
+  const since = () => {
+    const flowAt = session.stack.flow.length;
+    const logAt = session.stack.site.log.length;
+    return {
+      flow: () => session.stack.flow.slice(flowAt),
+      log: () => session.stack.site.log.slice(logAt),
+    };
+  };
+
+  test('token mode: the site issues a token for the signed-in user and the video plays decrypted', async () => {
+    const mark = since();
+    await session.start(flowSetup(session.stack, { id: 'token', tokenPath: '/token' }));
+    await expectDecryptedPlayback(session, 'token');
+
+    expect(mark.log()).toContainEqual({
+      source: 'token',
+      path: '/token',
+      event: {
+        type: 'decision',
+        cid: SAMPLE.cid,
+        drm_type: 'Widevine',
+        allow: true,
+        status: 200,
+        user_id: SIGNED_IN_USER,
+      },
+    });
+    expect(mark.flow()).toContainEqual(
+      expect.objectContaining({
+        type: 'license-issued',
+        mode: 'token',
+        siteId: SITE.siteId,
+        userId: SIGNED_IN_USER,
+        cid: SAMPLE.cid,
+        kids: [SAMPLE.kid],
+      }),
+    );
+  });
+
+  test('token with external_key: the key comes from the token, for a cid the emulator has no key for', async () => {
+    const mark = since();
+    await session.start(
+      flowSetup(session.stack, {
+        id: 'external',
+        tokenPath: '/token-external-key',
+        contentId: EXTERNAL_KEY_CID,
+      }),
+    );
+    await expectDecryptedPlayback(session, 'external');
+    expect(mark.flow()).toContainEqual(
+      expect.objectContaining({ type: 'license-issued', mode: 'token', cid: EXTERNAL_KEY_CID }),
+    );
+    expect(Object.keys(session.stack.emulator.config.keys)).not.toContain(EXTERNAL_KEY_CID);
+  });
+
+  test('two players at once, each with its own content ID and token, both play decrypted', async () => {
+    const mark = since();
+    await Promise.all([
+      session.start(flowSetup(session.stack, { id: 'left', tokenPath: '/token' })),
+      session.start(
+        flowSetup(session.stack, {
+          id: 'right',
+          tokenPath: '/token-external-key',
+          contentId: EXTERNAL_KEY_CID,
+        }),
+      ),
+    ]);
+    // Both must be past 2 s before either is paused for its screenshot.
+    await Promise.all(
+      ['left', 'right'].map((id) =>
+        session.waitFor(id, 'playback past 2 s', (s) => s.currentTime > 2 || s.errors.length > 0),
+      ),
+    );
+    await expectDecryptedPlayback(session, 'left');
+    await expectDecryptedPlayback(session, 'right');
+    const cids = mark
+      .flow()
+      .flatMap((e) => (e.type === 'license-issued' ? [e.cid] : []))
+      .sort();
+    expect(cids).toEqual([SAMPLE.cid, EXTERNAL_KEY_CID].sort());
+  });
+
+  test('the site refuses a token: the app gets TokenFetchError with the HTTP status and the site reason', async () => {
+    const mark = since();
+    await session.start(flowSetup(session.stack, { id: 'refused', tokenPath: '/token-refused' }));
+    const { error, status } = await firstAppError(session, 'refused');
+    expect(error.auth).toMatchObject({
+      name: 'TokenFetchError',
+      code: 'TOKEN_FETCH_FAILED',
+      status: 403,
+      reason: 'Your plan does not include this title.',
+      url: `${session.stack.site.url}/token-refused`,
+    });
+    expect(status.currentTime).toBe(0);
+    // The license request never left: no token, no license request.
+    expect(mark.flow()).toEqual([]);
+  });
+
+  test('the token expired: the app gets LicenseServiceError with the emulator code TOKEN_EXPIRED', async () => {
+    const mark = since();
+    await session.start(flowSetup(session.stack, { id: 'expired', tokenPath: '/token-expired' }));
+    const { error, status } = await firstAppError(session, 'expired');
+    expect(error.auth).toMatchObject({
+      name: 'LicenseServiceError',
+      code: 'LICENSE_SERVICE_ERROR',
+      errorCode: 'TOKEN_EXPIRED',
+      status: 403,
+    });
+    expect(error.auth?.serviceMessage).toMatch(/expired/i);
+    expect(status.currentTime).toBe(0);
+    expect(mark.flow().filter((e) => e.type === 'license-issued')).toEqual([]);
+    expect(denied().at(-1)).toMatchObject({ errorCode: 'TOKEN_EXPIRED', status: 403 });
+  });
+
+  test("the site's access key is wrong: the app gets LicenseServiceError with HASH_MISMATCH", async () => {
+    const before = issued().length;
+    await session.start(
+      flowSetup(session.stack, { id: 'access-key', tokenPath: '/token-wrong-access-key' }),
+    );
+    const { error, status } = await firstAppError(session, 'access-key');
+    expect(error.auth).toMatchObject({
+      name: 'LicenseServiceError',
+      errorCode: 'HASH_MISMATCH',
+      status: 403,
+    });
+    expect(status.currentTime).toBe(0);
+    expect(issued().length).toBe(before);
+  });
+
+  test('a slow token endpoint: TokenFetchError TOKEN_TIMEOUT at the configured time, not when the site answers', async () => {
+    const tokenTimeoutMs = 1500;
+    const siteDelayMs = 20_000;
+    await session.start(
+      flowSetup(session.stack, {
+        id: 'slow',
+        tokenPath: `/token?delay=${siteDelayMs}`,
+        options: { tokenTimeoutMs },
+      }),
+    );
+    const { error, status } = await firstAppError(session, 'slow');
+    expect(error.auth).toMatchObject({ name: 'TokenFetchError', code: 'TOKEN_TIMEOUT' });
+    expect(error.auth?.message).toContain(`${tokenTimeoutMs} ms`);
+    // The deadline, not the site, ended the wait: well after the timeout started, far before the site.
+    expect(error.atMs).toBeGreaterThanOrEqual(tokenTimeoutMs - 50);
+    expect(error.atMs).toBeLessThan(siteDelayMs / 4);
+    expect(status.currentTime).toBe(0);
+  });
+
+  test('unloading while a token fetch hangs returns promptly and drops the request to the site', async () => {
+    const mark = since();
+    await session.start(
+      flowSetup(session.stack, {
+        id: 'hang',
+        tokenPath: '/token?delay=hang',
+        options: { tokenTimeoutMs: 30_000 },
+      }),
+    );
+    // Numbers of the delayed requests to the hanging endpoint that reached `type`.
+    const requests = (type: 'held' | 'client-gone') =>
+      mark
+        .log()
+        .flatMap((l) =>
+          l.source === 'connection' && l.path === '/token?delay=hang' && l.event.type === type
+            ? [l.event.request]
+            : [],
+        );
+    await expect.poll(() => requests('held').length).toBe(1);
+    const unloadMs = await session.unload('hang');
+    // The site never answers and the token deadline is 30 s away: only the abort can end this.
+    expect(unloadMs).toBeLessThan(3000);
+    // The browser dropped that very request: the abort reached the network, not only the promise.
+    await expect.poll(() => requests('client-gone')).toEqual(requests('held'));
+    const { errors } = await session.status('hang');
+    expect(errors.filter((e) => e.auth?.name === 'TokenFetchError')).toEqual([]);
+    expect(mark.flow()).toEqual([]);
+  });
+});

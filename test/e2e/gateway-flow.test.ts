@@ -96,6 +96,10 @@ describe.skipIf(skip)('gateway flow in a real browser', () => {
       status: 403,
     });
     expect(error.auth?.serviceMessage).toContain(`error code ${DENIED.code}: ${DENIED.message}`);
+    expect(error.auth?.detail).toMatchObject({
+      siteErrorCode: DENIED.code,
+      siteErrorMessage: DENIED.message,
+    });
     expect(status.currentTime).toBe(0);
     expect(mark.flow()).toContainEqual(
       expect.objectContaining({ type: 'callback-answered', ok: false, siteErrorCode: DENIED.code }),

@@ -65,7 +65,8 @@ export interface LicenseServiceErrorInfo {
   errorCode: string;
   /** The service's own message. */
   serviceMessage: string;
-  detail?: string;
+  /** The service's `detail` as sent (text, or an object such as the site's own refusal code). */
+  detail?: unknown;
   /** HTTP status of the license answer (the service may send errors with 200). */
   status: number;
   url: string;
@@ -77,7 +78,7 @@ export class LicenseServiceError extends LicenseAuthError {
   declare readonly code: 'LICENSE_SERVICE_ERROR';
   declare readonly errorCode: string;
   declare readonly serviceMessage: string;
-  declare readonly detail: string | undefined;
+  declare readonly detail: unknown;
   declare readonly status: number;
   declare readonly url: string;
   declare readonly keySystem: string;

@@ -4,7 +4,7 @@ import { LicenseServiceError } from './errors.ts';
 export interface ServiceErrorBody {
   errorCode: string;
   message: string;
-  detail?: string;
+  detail?: unknown;
 }
 
 /**
@@ -34,7 +34,7 @@ export function parseServiceError(
   return {
     errorCode: String(code),
     message: typeof message === 'string' ? message : '',
-    ...(typeof detail === 'string' ? { detail } : {}),
+    ...(detail !== undefined ? { detail } : {}),
   };
 }
 

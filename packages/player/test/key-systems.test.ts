@@ -36,6 +36,13 @@ describe('drmTypeFor', () => {
 describe('parseServiceError', () => {
   const enc = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
+  test('keeps an object detail as sent, such as the site refusal code the emulator forwards', () => {
+    const detail = { siteErrorCode: '4031', siteErrorMessage: 'Subscription ended' };
+    expect(
+      parseServiceError(enc({ error_code: 'GATEWAY_DENIED', message: 'm', detail }))?.detail,
+    ).toEqual(detail);
+  });
+
   test('reads the emulator body with code, message and detail', () => {
     expect(
       parseServiceError(enc({ error_code: 'TOKEN_EXPIRED', message: 'm', detail: 'd' })),

@@ -47,6 +47,8 @@ export interface AppError {
     reason?: string;
     errorCode?: string;
     serviceMessage?: string;
+    /** LicenseServiceError: the service's detail, as sent. */
+    detail?: unknown;
   } | null;
   /** Milliseconds after `load()` was called. */
   atMs: number;

@@ -55,6 +55,7 @@ function describe(error: unknown, source: AppError['source'], since: number): Ap
     reason?: string;
     errorCode?: string;
     serviceMessage?: string;
+    detail?: unknown;
   };
   return {
     source,
@@ -73,6 +74,7 @@ function describe(error: unknown, source: AppError['source'], since: number): Ap
             ...(extra?.serviceMessage === undefined
               ? {}
               : { serviceMessage: extra.serviceMessage }),
+            ...(extra?.detail === undefined ? {} : { detail: extra.detail }),
           },
     atMs: performance.now() - since,
   };

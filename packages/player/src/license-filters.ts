@@ -177,7 +177,8 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
 
   const onDownloadFailed = (event: DownloadFailedEvent): void => {
     const state = event.requestType === RequestType.LICENSE ? states.get(event.request) : undefined;
-    if (!state) return;
+    // A refused request fails once more in our own filter; its answer was reported already.
+    if (!state || state.refused) return;
     const status = event.httpResponseCode || undefined;
     // Shaka's BAD_HTTP_STATUS data: [uri, status, responseText, ...].
     const data = event.error?.data ?? [];

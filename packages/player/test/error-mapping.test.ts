@@ -112,18 +112,22 @@ describe('license service error bodies become LicenseServiceError', () => {
   });
 
   test('sent with a 4xx: the next attempt is not sent, the error surfaces through the filter', async () => {
-    const { player } = setup(
+    const { player, handle } = setup(
       {},
       {
         license: () =>
           HttpResponse.json({ ...body, error_code: 'INVALID_DRM_TYPE' }, cors({ status: 400 })),
       },
     );
+    const answered = record(handle, 'licenseAnswered');
     const cause = filterError(await rejection(requestLicense(player))) as LicenseServiceError;
     expect(cause.errorCode).toBe('INVALID_DRM_TYPE');
     expect(cause.status).toBe(400);
     expect(cause.message).toContain("check the site's settings");
     expect(h.seen.license).toHaveLength(1);
+    // One answer, one event: the refused attempt that was never sent reports nothing.
+    expect(answered).toHaveLength(1);
+    expect(answered[0]?.status).toBe(400);
   });
 
   test('a 4xx on the last attempt still surfaces as LicenseServiceError', async () => {

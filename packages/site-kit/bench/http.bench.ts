@@ -1,9 +1,9 @@
 // Requests/s and latency of the gateway and token handlers on node:http over loopback, beside a bare
 // node:http handler measured in the same run. The servers run in a worker thread so the load loop
-// (keep-alive agent, fixed concurrency, fixed duration) does not share their event loop. The three
+// (load.ts; here for a fixed duration) does not share their event loop. The three
 // servers are measured in interleaved rounds and each ratio is taken within its round, so that load
 // from other processes on the machine hits the baseline and the handlers alike; medians are printed.
-import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createCipheriv, createDecipheriv, createSecretKey } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -13,6 +13,7 @@ import {
   encodeGatewayRequest,
   toNodeListener,
 } from '../src/index.ts';
+import { quantile, runLoad } from './load.ts';
 
 const SITE = {
   siteId: 'BENCH',
@@ -139,42 +140,22 @@ async function load(
   body: string,
   contentType: string,
 ): Promise<Figures> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const latencies: number[] = [];
   let failures = 0;
   let recording = false;
   let stop = false;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const started = performance.now();
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port,
-          path,
-          method: 'POST',
-          agent,
-          headers: { 'content-type': contentType, 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          res.on('data', () => undefined);
-          res.on('end', () => {
-            if (res.statusCode !== 200) failures += 1;
-            if (recording) latencies.push(performance.now() - started);
-            resolve();
-          });
-        },
-      );
-      req.on('error', () => {
-        failures += 1;
-        resolve();
-      });
-      req.end(body);
-    });
-  const worker = async () => {
-    while (!stop) await one();
-  };
-  const running = Array.from({ length: CONCURRENCY }, worker);
+  const running = runLoad({
+    port,
+    concurrency: CONCURRENCY,
+    next: () => (stop ? undefined : { path, body, contentType }),
+    onAnswer: ({ status, ms }) => {
+      if (status !== 200) failures += 1;
+      if (recording) latencies.push(ms);
+    },
+    onError: () => {
+      failures += 1;
+    },
+  });
   await new Promise((r) => setTimeout(r, WARMUP_MS));
   recording = true;
   const cpuStart = await serverCpu(server);
@@ -184,16 +165,13 @@ async function load(
   const elapsed = performance.now() - start;
   const cpu = (await serverCpu(server)) - cpuStart;
   stop = true;
-  await Promise.all(running);
-  agent.destroy();
+  await running;
   latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   return {
     rps: (latencies.length / elapsed) * 1000,
     cpuMicros: cpu / latencies.length,
-    p50: at(0.5),
-    p99: at(0.99),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
     failures,
   };
 }

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { mustBe } from '../schemas/must-be.ts';
 import { encryptWithKey } from '../crypto/aes.ts';
 import { SiteKitError } from '../errors.ts';
-import { DEFAULT_DRM_TYPE, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
+import { DEFAULT_DRM_TYPE, DRM_TYPES, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { tokenPolicySchema, type TokenPolicy } from '../schemas/policy.ts';
 import { tokenHash } from './hash.ts';
 import { createTimestampText } from './timestamp-memo.ts';
-import { validateCredentials, type SiteCredentials, type ValidatedCredentials } from './keys.ts';
+import { validateCredentials, type SiteCredentials } from './keys.ts';
 
 /** The spec's user ID for tokens that carry no user. */
 export const NO_USER_ID = 'LICENSETOKEN';
@@ -39,7 +39,7 @@ declare const prepared: unique symbol;
 /** A policy checked and encrypted by `preparePolicy`; usable wherever a TokenPolicy is. */
 export type PreparedPolicy = TokenPolicy & { readonly [prepared]: true };
 
-const issueSchema = z.strictObject(
+export const issueSchema = z.strictObject(
   {
     cid: z.string({ error: mustBe('a string') }).min(1, 'must not be empty'),
     userId: z
@@ -56,6 +56,34 @@ const issueSchema = z.strictObject(
   { error: mustBe('an object') },
 );
 
+const ISSUE_KEYS = new Set(['cid', 'userId', 'drmType', 'policy', 'timestamp']);
+const DRM = new Set<unknown>(DRM_TYPES);
+const text = (v: unknown) => typeof v === 'string' && v.length > 0;
+
+/**
+ * The issue options, checked. Issuing is a hot path and a zod parse costs as much as the token's
+ * hash, so well-formed options pass a plain check of the same rules; anything else goes to zod,
+ * which words the error.
+ */
+export function checkIssue(input: IssueOptions): IssueOptions {
+  if (
+    typeof input === 'object' &&
+    input !== null &&
+    text(input.cid) &&
+    (input.userId === undefined || text(input.userId)) &&
+    (input.drmType === undefined || DRM.has(input.drmType)) &&
+    (input.timestamp === undefined ||
+      typeof input.timestamp === 'string' ||
+      (input.timestamp instanceof Date && !Number.isNaN(input.timestamp.getTime()))) &&
+    Object.keys(input).every((k) => ISSUE_KEYS.has(k))
+  ) {
+    return input;
+  }
+  const parsed = issueSchema.safeParse(input);
+  if (!parsed.success) throw new SiteKitError('INVALID_INPUT', describeIssues(parsed.error, ''));
+  return parsed.data as IssueOptions;
+}
+
 // The spec fixes the IV, so a policy always encrypts to the same token field: cache it per issuer.
 const POLICY_CACHE_LIMIT = 256;
 
@@ -65,28 +93,27 @@ export function createTokenIssuer(options: SiteCredentials): TokenIssuer {
   const tokenFields = new Map<string, string>();
   const preparedFields = new WeakMap<object, string>();
   const timestampText = createTimestampText();
+  const siteIdJson = JSON.stringify(site.siteId);
 
   function tokenField(policy: unknown): string {
     const preparedField =
       typeof policy === 'object' && policy !== null && preparedFields.get(policy);
     if (preparedField) return preparedField;
-    const key = policy === undefined ? '' : JSON.stringify(policy);
-    const cached = tokenFields.get(key);
+    // Keyed by the checked, canonical token data: what is encrypted, so a hit is always right.
+    const data = JSON.stringify(parsePolicy(policy));
+    const cached = tokenFields.get(data);
     if (cached !== undefined) return cached;
-    const field = encryptPolicy(site, policy);
+    const field = encryptWithKey(data, site.aesKey);
     if (tokenFields.size >= POLICY_CACHE_LIMIT) tokenFields.clear();
-    tokenFields.set(key, field);
+    tokenFields.set(data, field);
     return field;
   }
 
   return {
     issue(input) {
-      const parsed = issueSchema.safeParse(input);
-      if (!parsed.success)
-        throw new SiteKitError('INVALID_INPUT', describeIssues(parsed.error, ''));
-      const { cid, userId = NO_USER_ID, drmType = DEFAULT_DRM_TYPE } = parsed.data;
-      const token = tokenField(parsed.data.policy);
-      const timestamp = timestampText(parsed.data.timestamp);
+      const { cid, userId = NO_USER_ID, drmType = DEFAULT_DRM_TYPE, ...rest } = checkIssue(input);
+      const token = tokenField(rest.policy);
+      const timestamp = timestampText(rest.timestamp);
       const fields = {
         drm_type: drmType,
         site_id: site.siteId,
@@ -96,15 +123,10 @@ export function createTokenIssuer(options: SiteCredentials): TokenIssuer {
         timestamp,
       };
       const hash = tokenHash(site.accessKey, fields, site.hashEncoding);
-      const json = JSON.stringify({
-        drm_type: drmType,
-        site_id: site.siteId,
-        user_id: userId,
-        cid,
-        token,
-        timestamp,
-        hash,
-      });
+      // The same text JSON.stringify gives for these members in this order: drm_type, token,
+      // timestamp and hash are from closed alphabets (checked enum, base64, the checked time
+      // format), so only the free-text members need escaping.
+      const json = `{"drm_type":"${drmType}","site_id":${siteIdJson},"user_id":${JSON.stringify(userId)},"cid":${JSON.stringify(cid)},"token":"${token}","timestamp":"${timestamp}","hash":"${hash}"}`;
       return Buffer.from(json, 'utf8').toString('base64');
     },
     preparePolicy(policy) {
@@ -128,10 +150,6 @@ function parsePolicy(policy: unknown): TokenPolicy {
     throw new SiteKitError('INVALID_POLICY', describeIssues(parsed.error, 'policy'));
   }
   return parsed.data;
-}
-
-function encryptPolicy(site: ValidatedCredentials, policy: unknown): string {
-  return encryptWithKey(JSON.stringify(parsePolicy(policy)), site.aesKey);
 }
 
 function deepFreeze<T extends object>(value: T): T {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   createTokenIssuer,
@@ -5,6 +6,7 @@ import {
   verifyLicenseToken,
   type TokenPolicy,
 } from '../../src/index.ts';
+import { checkIssue, issueSchema } from '../../src/token/issuer.ts';
 import { createTimestampText } from '../../src/token/timestamp-memo.ts';
 
 const site = {
@@ -66,5 +68,36 @@ describe('timestamp memo', () => {
     expect(text()).toBe('2026-03-01T12:00:01Z');
     expect(text(new Date('2027-01-01T00:00:00.500Z'))).toBe('2027-01-01T00:00:00Z');
     expect(text()).toBe('2026-03-01T12:00:01Z');
+  });
+});
+
+describe('the fast check of issue options', () => {
+  it('accepts exactly what the zod schema accepts', () => {
+    const value = fc.oneof(
+      fc.constant(undefined),
+      fc.constantFrom('', 'movie', 'Widevine', 'widevine', 'PlayReady', '2026-03-01T12:00:00Z'),
+      fc.string(),
+      fc.integer(),
+      fc.constant(null),
+      fc.date(),
+      fc.constant({}),
+    );
+    const input = fc.dictionary(
+      fc.constantFrom('cid', 'userId', 'drmType', 'timestamp', 'policy', 'extra'),
+      value,
+    );
+    fc.assert(
+      fc.property(input, (options) => {
+        const zodAccepts = issueSchema.safeParse(options).success;
+        let accepted = true;
+        try {
+          checkIssue(options as never);
+        } catch {
+          accepted = false;
+        }
+        expect(accepted).toBe(zodAccepts);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decrypt, encrypt, SiteKitError } from '../../src/index.ts';
 import { vectors } from '../../../../test/support/vectors.ts';
+import { failure } from '../support/failure.ts';
 
 const KEY = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 
@@ -32,46 +33,36 @@ describe('AES round trip', () => {
   });
 });
 
-function errorOf(fn: () => unknown): SiteKitError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof SiteKitError) return error;
-    throw error;
-  }
-  throw new Error('expected a SiteKitError');
-}
-
 describe('AES errors', () => {
   it('rejects a site key that is not 32 bytes, saying how long it was', () => {
-    const error = errorOf(() => encrypt('x', 'short-key'));
+    const error = failure(() => encrypt('x', 'short-key'));
     expect(error.code).toBe('INVALID_SITE_KEY');
     expect(error.message).toMatch(/exactly 32 bytes for AES-256, got 9/);
     expect(error.message).not.toContain('short-key');
   });
 
   it('counts a non-ASCII site key in bytes and says so', () => {
-    const error = errorOf(() => encrypt('x', 'ü'.repeat(31)));
+    const error = failure(() => encrypt('x', 'ü'.repeat(31)));
     expect(error.code).toBe('INVALID_SITE_KEY');
     expect(error.message).toMatch(/got 62\b.*non-ASCII/);
   });
 
   it('rejects a raw key of the wrong length', () => {
-    expect(errorOf(() => decrypt('MManHcZraU/jcWYK/cQRgw==', new Uint8Array(16))).code).toBe(
+    expect(failure(() => decrypt('MManHcZraU/jcWYK/cQRgw==', new Uint8Array(16))).code).toBe(
       'INVALID_SITE_KEY',
     );
   });
 
   it('rejects text that is not canonical base64', () => {
     for (const bad of ['not base64!', 'MManHcZraU/jcWYK/cQRgw', 'MManHcZraU_jcWYK-cQRgw==']) {
-      const error = errorOf(() => decrypt(bad, KEY));
+      const error = failure(() => decrypt(bad, KEY));
       expect(error.code).toBe('INVALID_BASE64');
       expect(error.message).toMatch(/not valid base64/);
     }
   });
 
   it('rejects a ciphertext that is not a whole number of blocks', () => {
-    const error = errorOf(() => decrypt(Buffer.alloc(20).toString('base64'), KEY));
+    const error = failure(() => decrypt(Buffer.alloc(20).toString('base64'), KEY));
     expect(error.code).toBe('DECRYPT_FAILED');
     expect(error.message).toMatch(/20 bytes.*multiple of 16/);
   });
@@ -96,7 +87,7 @@ describe('AES errors', () => {
   });
 
   it('rejects non-string input with INVALID_INPUT', () => {
-    expect(errorOf(() => encrypt(42 as unknown as string, KEY)).code).toBe('INVALID_INPUT');
-    expect(errorOf(() => decrypt({} as unknown as string, KEY)).code).toBe('INVALID_INPUT');
+    expect(failure(() => encrypt(42 as unknown as string, KEY)).code).toBe('INVALID_INPUT');
+    expect(failure(() => decrypt({} as unknown as string, KEY)).code).toBe('INVALID_INPUT');
   });
 });

@@ -8,12 +8,9 @@ import {
 } from '../../src/index.ts';
 import { checkIssue, issueSchema } from '../../src/token/issuer.ts';
 import { createTimestampText } from '../../src/token/timestamp-memo.ts';
+import { TUTO } from '../support/site.ts';
 
-const site = {
-  siteId: 'TUTO',
-  siteKey: 'lU5D8s3PWoLls3PWFWkClULlFWk5D8oC',
-  accessKey: 'LT2FVJDp2Xr018zf4Di6lzvNOv3DKP20',
-};
+const site = TUTO;
 const TS = '2026-03-01T12:00:00Z';
 
 describe('issuer caches', () => {

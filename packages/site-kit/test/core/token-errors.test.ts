@@ -3,31 +3,18 @@ import {
   createLicenseToken,
   createTokenIssuer,
   encrypt,
-  SiteKitError,
   TokenError,
   verifyLicenseToken,
   type TokenErrorCode,
 } from '../../src/index.ts';
 import { tokenHash } from '../../src/token/hash.ts';
+import { failure } from '../support/failure.ts';
+import { TUTO } from '../support/site.ts';
 
-const site = {
-  siteId: 'TUTO',
-  siteKey: 'lU5D8s3PWoLls3PWFWkClULlFWk5D8oC',
-  accessKey: 'LT2FVJDp2Xr018zf4Di6lzvNOv3DKP20',
-};
+const site = TUTO;
 const keys = { siteKey: site.siteKey, accessKey: site.accessKey };
 const TS = '2026-03-01T12:00:00Z';
 const AT = Date.parse(TS);
-
-function failure(fn: () => unknown): SiteKitError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof SiteKitError) return error;
-    throw error;
-  }
-  throw new Error('expected an error');
-}
 
 function expectTokenError(fn: () => unknown, code: TokenErrorCode, message: RegExp): void {
   const error = failure(fn);

@@ -8,12 +8,9 @@ import {
   type TokenErrorCode,
 } from '../../src/index.ts';
 import { brokenPolicyArb, policyArb, timestampArb } from '../support/arbitraries.ts';
+import { TUTO } from '../support/site.ts';
 
-const site = {
-  siteId: 'TUTO',
-  siteKey: 'lU5D8s3PWoLls3PWFWkClULlFWk5D8oC',
-  accessKey: 'LT2FVJDp2Xr018zf4Di6lzvNOv3DKP20',
-};
+const site = TUTO;
 const keys = { siteKey: site.siteKey, accessKey: site.accessKey };
 const issuer = createTokenIssuer(site);
 const textArb = fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' });

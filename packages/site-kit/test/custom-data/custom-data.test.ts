@@ -6,21 +6,11 @@ import {
   encrypt,
   parseCustomData,
   readCustomDataEnvelope,
-  SiteKitError,
 } from '../../src/index.ts';
+import { failure } from '../support/failure.ts';
 
 const siteKey = 'lU5D8s3PWoLls3PWFWkClULlFWk5D8oC';
 const base = { siteId: 'TUTO', siteKey, drmType: 'Widevine' as const, userId: 'u-1', cid: 'movie' };
-
-function failure(fn: () => unknown): SiteKitError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof SiteKitError) return error;
-    throw error;
-  }
-  throw new Error('expected a SiteKitError');
-}
 
 const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 

@@ -12,6 +12,7 @@ import {
   type GatewayRequest,
 } from '../../src/index.ts';
 import { gatewayVector, vectors } from '../../../../test/support/vectors.ts';
+import { failure } from '../support/failure.ts';
 
 const gatewayVectors = vectors.gateway;
 
@@ -25,16 +26,6 @@ function codeOf(fn: () => unknown): string | undefined {
     throw error;
   }
   return undefined;
-}
-
-function failure(fn: () => unknown): SiteKitError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof SiteKitError) return error;
-    throw error;
-  }
-  throw new Error('expected a SiteKitError');
 }
 
 describe('gateway vectors', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { e2eSkipped, SKIP_NOTICE } from './support/chromium.ts';
 import { expectDecryptedPlayback, firstAppError } from './support/playback.ts';
-import { useSession } from './support/use-session.ts';
+import { since, useSession } from './support/use-session.ts';
 import { flowSetup } from './support/setups.ts';
 import {
   DENIED,
@@ -22,17 +22,8 @@ if (skip) console.warn(SKIP_NOTICE);
 describe.skipIf(skip)('gateway flow in a real browser', () => {
   const session = useSession();
 
-  const since = () => {
-    const flowAt = session.stack.flow.length;
-    const logAt = session.stack.site.log.length;
-    return {
-      flow: () => session.stack.flow.slice(flowAt),
-      log: () => session.stack.site.log.slice(logAt),
-    };
-  };
-
   test('gateway JSON: the emulator calls the site back and the video plays decrypted', async () => {
-    const mark = since();
+    const mark = since(session);
     await session.start(flowSetup(session.stack, { id: 'json', customDataPath: '/custom-data' }));
     await expectDecryptedPlayback(session, 'json');
 
@@ -59,7 +50,7 @@ describe.skipIf(skip)('gateway flow in a real browser', () => {
   });
 
   test('gateway XML: the key comes from the PACKINFO of the answer, for a cid the emulator has no key for', async () => {
-    const mark = since();
+    const mark = since(session);
     await session.start(
       flowSetup(session.stack, {
         id: 'xml',
@@ -85,7 +76,7 @@ describe.skipIf(skip)('gateway flow in a real browser', () => {
   });
 
   test("the gateway denies: the app gets LicenseServiceError GATEWAY_DENIED carrying the site's own code", async () => {
-    const mark = since();
+    const mark = since(session);
     await session.start(
       flowSetup(session.stack, { id: 'denied', customDataPath: '/custom-data-lapsed' }),
     );

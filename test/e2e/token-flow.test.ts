@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { e2eSkipped, SKIP_NOTICE } from './support/chromium.ts';
 import { expectDecryptedPlayback, firstAppError } from './support/playback.ts';
-import { useSession } from './support/use-session.ts';
+import { since, useSession } from './support/use-session.ts';
 import { flowSetup } from './support/setups.ts';
 import { EXTERNAL_KEY_CID, SAMPLE, SIGNED_IN_USER, SITE } from './support/site.ts';
 
@@ -16,17 +16,9 @@ describe.skipIf(skip)('token flow in a real browser', () => {
 
   const issued = () => session.stack.flow.filter((e) => e.type === 'license-issued');
   const denied = () => session.stack.flow.filter((e) => e.type === 'license-denied');
-  const since = () => {
-    const flowAt = session.stack.flow.length;
-    const logAt = session.stack.site.log.length;
-    return {
-      flow: () => session.stack.flow.slice(flowAt),
-      log: () => session.stack.site.log.slice(logAt),
-    };
-  };
 
   test('token mode: the site issues a token for the signed-in user and the video plays decrypted', async () => {
-    const mark = since();
+    const mark = since(session);
     await session.start(flowSetup(session.stack, { id: 'token', tokenPath: '/token' }));
     await expectDecryptedPlayback(session, 'token');
 
@@ -55,7 +47,7 @@ describe.skipIf(skip)('token flow in a real browser', () => {
   });
 
   test('token with external_key: the key comes from the token, for a cid the emulator has no key for', async () => {
-    const mark = since();
+    const mark = since(session);
     await session.start(
       flowSetup(session.stack, {
         id: 'external',
@@ -71,7 +63,7 @@ describe.skipIf(skip)('token flow in a real browser', () => {
   });
 
   test('two players at once, each with its own content ID and token, both play decrypted', async () => {
-    const mark = since();
+    const mark = since(session);
     await Promise.all([
       session.start(flowSetup(session.stack, { id: 'left', tokenPath: '/token' })),
       session.start(
@@ -98,7 +90,7 @@ describe.skipIf(skip)('token flow in a real browser', () => {
   });
 
   test('the site refuses a token: the app gets TokenFetchError with the HTTP status and the site reason', async () => {
-    const mark = since();
+    const mark = since(session);
     await session.start(flowSetup(session.stack, { id: 'refused', tokenPath: '/token-refused' }));
     const { error, status } = await firstAppError(session, 'refused');
     expect(error.auth).toMatchObject({
@@ -114,7 +106,7 @@ describe.skipIf(skip)('token flow in a real browser', () => {
   });
 
   test('the token expired: the app gets LicenseServiceError with the emulator code TOKEN_EXPIRED', async () => {
-    const mark = since();
+    const mark = since(session);
     await session.start(flowSetup(session.stack, { id: 'expired', tokenPath: '/token-expired' }));
     const { error, status } = await firstAppError(session, 'expired');
     expect(error.auth).toMatchObject({
@@ -164,7 +156,7 @@ describe.skipIf(skip)('token flow in a real browser', () => {
   });
 
   test('unloading while a token fetch hangs returns promptly and drops the request to the site', async () => {
-    const mark = since();
+    const mark = since(session);
     await session.start(
       flowSetup(session.stack, {
         id: 'hang',

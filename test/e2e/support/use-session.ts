@@ -30,3 +30,13 @@ export function useSession(): E2eSession {
     },
   });
 }
+
+/** What the emulator's flow and the site's log record from now on, for one test's assertions. */
+export function since(session: E2eSession) {
+  const flowAt = session.stack.flow.length;
+  const logAt = session.stack.site.log.length;
+  return {
+    flow: () => session.stack.flow.slice(flowAt),
+    log: () => session.stack.site.log.slice(logAt),
+  };
+}

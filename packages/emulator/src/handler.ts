@@ -219,7 +219,7 @@ function tryParse(
 function originDenied(origin: string | null): EmulatorError {
   return new EmulatorError(
     'ORIGIN_NOT_ALLOWED',
-    `Origin ${origin ?? '(none)'} is not in allowedOrigins of the emulator config: add it there.`,
+    `Origin ${origin ?? '(none)'} is not in allowedOrigins of the emulator config: add it there (or "*" to allow any; the default allows no browser origin).`,
     { origin },
   );
 }

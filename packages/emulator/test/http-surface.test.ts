@@ -13,6 +13,7 @@ beforeAll(async () => {
     sites: [TOKEN_SITE],
     keys: { [CID]: { kid: KID, key: KEY } },
     customDataHeader: 'X-License-Token',
+    allowedOrigins: ['*'],
   });
 });
 afterAll(async () => {
@@ -122,25 +123,41 @@ describe('GET /health', () => {
 });
 
 describe('CORS', () => {
-  it('answers a preflight for the custom data header from any origin by default', async () => {
-    const response = await fetch(`${emulator.url}/license`, {
+  it('is closed by default: a browser origin gets ORIGIN_NOT_ALLOWED, saying what to configure', async () => {
+    const preflight = await fetch(`${emulator.url}/license`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    const res = await postLicense(emulator.url, issuer.issue({ cid: CID }), undefined, {
+      origin: 'http://localhost:5173',
+    });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ error_code: 'ORIGIN_NOT_ALLOWED' });
+    expect((res.body as { message: string }).message).toContain('allowedOrigins');
+  });
+
+  it('answers a preflight for the custom data header from any origin with "*"', async () => {
+    const response = await fetch(`${custom.url}/license`, {
       method: 'OPTIONS',
       headers: {
         origin: 'http://localhost:5173',
         'access-control-request-method': 'POST',
-        'access-control-request-headers': 'x-drm-custom-data, content-type',
+        'access-control-request-headers': 'x-license-token, content-type',
       },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(response.headers.get('access-control-allow-headers')).toContain('x-drm-custom-data');
+    expect(response.headers.get('access-control-allow-headers')).toContain('x-license-token');
     expect(response.headers.get('access-control-allow-methods')).toContain('POST');
   });
 
   it('exposes x-drm-license-policy, x-drm-request-id and x-drm-error-code to scripts', async () => {
-    const res = await postLicense(emulator.url, issuer.issue({ cid: CID }), undefined, {
+    const res = await postLicense(custom.url, undefined, undefined, {
       origin: 'http://a.test',
+      'x-license-token': issuer.issue({ cid: CID }),
     });
+    expect(res.status).toBe(200);
     const exposed = res.headers.get('access-control-expose-headers')?.split(/,\s*/);
     expect(exposed).toEqual(['x-drm-license-policy', 'x-drm-request-id', 'x-drm-error-code']);
   });

@@ -8,9 +8,9 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
 import { libraryBuild } from '../vite.config.ts';
 
-const BUDGET_GZIP = 6 * 1024;
+export const BUDGET_GZIP = 6 * 1024;
 
-async function bundle(outDir: string, minify: boolean): Promise<string> {
+export async function bundle(outDir: string, minify: boolean): Promise<string> {
   await build({
     configFile: false,
     logLevel: 'silent',

@@ -43,6 +43,8 @@ interface RequestState {
   renewed: boolean;
   /** The service refused for good; resending would only fail again. */
   refused?: LicenseServiceError;
+  /** A request went out and its answer has not been reported yet. */
+  awaiting: boolean;
 }
 
 export interface LicenseFilters {
@@ -88,6 +90,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
         sentAt: 0,
         renewToken: false,
         renewed: false,
+        awaiting: false,
       };
       states.set(request, state);
       // Shaka keeps the body between attempts, so it is rewritten once.
@@ -106,6 +109,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       request.headers['Content-Type'] = 'application/x-www-form-urlencoded';
     state.token = token.value;
     state.sentAt = options.now();
+    state.awaiting = true;
     deps.onKeySystemUsed(drmInfo.keySystem);
     emit('licenseRequestSent', {
       keySystem: state.keySystem,
@@ -125,6 +129,13 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     if (!drmInfo || request.uris.every((uri) => uri.startsWith('data:'))) return;
     const drmType = drmTypeFor(drmInfo.keySystem, options.drmTypes);
     if (!drmType) return;
+    // Shaka runs the filters once more after the last attempt and then sends nothing: only a
+    // refusal has to surface there.
+    if (request.attempt >= request.retryParameters.maxAttempts) {
+      const refused = states.get(request)?.refused;
+      if (refused) throw refused;
+      return;
+    }
     return authorise(request, drmInfo, drmType);
   };
 
@@ -139,6 +150,8 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     const error = body
       ? toServiceError(body, { keySystem, drmType, cid, status: status ?? 0, url })
       : undefined;
+    if (!state.awaiting) return error;
+    state.awaiting = false;
     emit('licenseAnswered', {
       keySystem,
       drmType,

@@ -64,7 +64,18 @@ export function createSiteFetcher(
     }
     const text = typeof res.data === 'string' ? res.data.trim() : '';
     // An empty 2xx answer is reported by withDeadline, which checks every source.
-    if (res.status >= 200 && res.status < 300) return text;
+    if (res.status >= 200 && res.status < 300) {
+      // A sign-in page or an app's fallback page is not a token (base64 never starts with "<"):
+      // sent on, it would only come back from the license service as a malformed token.
+      if (text.startsWith('<')) {
+        throw siteError(
+          { url, status: res.status, reason: `an HTML page, not a ${what}` },
+          what,
+          cid,
+        );
+      }
+      return text;
+    }
     throw siteError({ url, status: res.status, reason: reasonOf(text) }, what, cid);
   };
 

@@ -54,6 +54,7 @@ export async function startStack(): Promise<Stack> {
         { ...DOWN_SITE, gatewayUrl: await deadUrl() },
       ],
       keys: { [SAMPLE.cid]: { kid: SAMPLE.kid, key: SAMPLE.key } },
+      allowedOrigins: [statics.origin],
     });
     closers.push(emulator.close);
     const flow: FlowEvent[] = [];

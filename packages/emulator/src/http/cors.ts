@@ -15,7 +15,9 @@ export function createCorsPolicy(
   allowedOrigins: readonly string[] | undefined,
   customDataHeader: string,
 ): CorsPolicy {
-  const anyOrigin = allowedOrigins === undefined || allowedOrigins.includes('*');
+  // Closed by default: a page the developer happens to visit must not read the flow or get
+  // licenses. Browser players need their origin listed, or '*' for any.
+  const anyOrigin = allowedOrigins?.includes('*') ?? false;
   const allowed = new Set(allowedOrigins?.map((o) => o.toLowerCase()));
 
   function headersFor(origin: string | null): Record<string, string> | 'denied' {

@@ -1,5 +1,6 @@
 import { SiteKitError } from '../errors.ts';
 import type { LicenseToken } from '../schemas/token.ts';
+import type { TokenPolicy } from '../schemas/policy.ts';
 import { formatTimestamp, parseTimestamp } from '../schemas/timestamp.ts';
 import { decodeLicenseToken } from '../token/decode.ts';
 import type { HashEncoding } from '../token/hash.ts';
@@ -59,7 +60,7 @@ export async function tokenInspect(argv: string[], io: CliIo): Promise<number> {
       });
       Object.assign(report, {
         verified: true,
-        policy: result.policy,
+        policy: hideContentKeys(result.policy),
         expiresAt: formatTimestamp(result.expiresAt),
         warnings: result.warnings,
       });
@@ -115,6 +116,27 @@ function render(report: Report, now: number, checked: boolean): string {
     rows.push(['verified', 'not checked: pass --site-key and --access-key to verify and decrypt']);
   }
   return rows.map(([k, v]) => `${k.padEnd(10)} ${v}`).join('\n') + '\n';
+}
+
+// Content keys stay off the terminal (and out of logs that capture it): the first 4 characters are
+// enough to tell which key a token carries.
+function hideContentKeys(policy: TokenPolicy): TokenPolicy {
+  const external = policy.external_key;
+  if (external === undefined) return policy;
+  const hide = <T extends object>(entry: T | undefined, name: 'key' | 'cek'): T | undefined => {
+    const value = (entry as Record<string, unknown> | undefined)?.[name];
+    if (entry === undefined || typeof value !== 'string') return entry;
+    return { ...entry, [name]: `${value.slice(0, 4)}… (${value.length} hex characters, hidden)` };
+  };
+  return {
+    ...policy,
+    external_key: {
+      ...external,
+      ...(external.mpeg_cenc && { mpeg_cenc: hide(external.mpeg_cenc, 'key') }),
+      ...(external.hls_aes && { hls_aes: hide(external.hls_aes, 'key') }),
+      ...(external.ncg && { ncg: hide(external.ncg, 'cek') }),
+    },
+  };
 }
 
 function shorten(value: string): string {

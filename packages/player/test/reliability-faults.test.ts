@@ -1,0 +1,132 @@
+// Faults on the player's side of the flow: the site's token endpoint down, hanging or answering an
+// HTML page; the license service answering 500 or garbage; the network dropping between the token
+// and the license request. Each ends in its own error, after a bounded number of attempts.
+import { describe, expect, test } from 'vitest';
+import { HttpResponse } from 'msw';
+import { LicenseServiceError, TokenFetchError } from '../src/index.ts';
+import { cors, rejection, requestLicense, shaka, text, useLicenseAuthHarness } from './harness.ts';
+
+const h = useLicenseAuthHarness();
+const { setup, record, filterError } = h;
+const { Code } = shaka.util.Error;
+
+describe('the token endpoint fails', () => {
+  test('down (the connection fails): TOKEN_FETCH_FAILED after retry.maxAttempts tries, no license request', async () => {
+    const { player } = setup(
+      { retry: { baseDelayMs: 1, maxAttempts: 3 } },
+      { token: () => HttpResponse.error() },
+    );
+    const cause = filterError(await rejection(requestLicense(player))) as TokenFetchError;
+    expect(cause).toBeInstanceOf(TokenFetchError);
+    expect([cause.code, cause.status]).toEqual(['TOKEN_FETCH_FAILED', undefined]);
+    expect(cause.message).toContain('check the URL, that the site is up');
+    expect(h.seen.token).toHaveLength(3);
+    expect(h.seen.license).toEqual([]);
+  });
+
+  test('answers an HTML page with 200: TOKEN_FETCH_FAILED naming it, not sent on as a token', async () => {
+    const page = '<!doctype html><html><body>Please sign in</body></html>';
+    const { player } = setup({}, { token: () => HttpResponse.html(page) });
+    const cause = filterError(await rejection(requestLicense(player))) as TokenFetchError;
+    expect(cause).toBeInstanceOf(TokenFetchError);
+    expect([cause.status, cause.reason]).toEqual([200, 'an HTML page, not a token']);
+    expect(h.seen.license).toEqual([]);
+    expect(h.seen.token).toHaveLength(1); // a page will not turn into a token on retry
+  });
+
+  test('answers an HTML page labelled text/plain: caught by its first character', async () => {
+    const { player } = setup({}, { token: () => HttpResponse.text('<html>oops</html>') });
+    const cause = filterError(await rejection(requestLicense(player))) as TokenFetchError;
+    expect(cause.reason).toBe('an HTML page, not a token');
+  });
+
+  test('never answers: TOKEN_TIMEOUT at tokenTimeoutMs, retries included', async () => {
+    const { player } = setup(
+      { tokenTimeoutMs: 200 },
+      { token: () => new Promise<never>(() => undefined) },
+    );
+    const cause = filterError(await rejection(requestLicense(player))) as TokenFetchError;
+    expect(cause.code).toBe('TOKEN_TIMEOUT');
+    expect(h.seen.license).toEqual([]);
+  }, 5_000);
+});
+
+describe('the license service fails', () => {
+  test('HTTP 500 with its JSON error body: LicenseServiceError, after at most maxAttempts', async () => {
+    const { player } = setup(
+      {},
+      {
+        license: () =>
+          HttpResponse.json(
+            { error_code: 'INTERNAL_ERROR', message: 'The emulator failed unexpectedly.' },
+            cors({ status: 500 }),
+          ),
+      },
+    );
+    const cause = filterError(await rejection(requestLicense(player, { maxAttempts: 3 })));
+    expect(cause).toBeInstanceOf(LicenseServiceError);
+    expect([
+      (cause as LicenseServiceError).errorCode,
+      (cause as LicenseServiceError).status,
+    ]).toEqual(['INTERNAL_ERROR', 500]);
+    expect(h.seen.license.length).toBeGreaterThanOrEqual(1);
+    expect(h.seen.license.length).toBeLessThanOrEqual(3);
+    expect(h.seen.token).toHaveLength(1); // the token is reused, not fetched per attempt
+  });
+
+  test('HTTP 500 with a proxy page: Shaka BAD_HTTP_STATUS after exactly maxAttempts', async () => {
+    const { player, handle } = setup(
+      {},
+      { license: () => new HttpResponse('<h1>502 Bad Gateway</h1>', cors({ status: 500 })) },
+    );
+    const answered = record(handle, 'licenseAnswered');
+    const error = await rejection(requestLicense(player, { maxAttempts: 3 }));
+    expect(error.code).toBe(Code.BAD_HTTP_STATUS);
+    expect(error.data[1]).toBe(500);
+    expect(h.seen.license).toHaveLength(3);
+    // One event per request sent, though Shaka runs the filters once more after the last attempt.
+    expect(answered.map((a) => a.status)).toEqual([500, 500, 500]);
+    expect(answered.every((a) => a.error === undefined)).toBe(true);
+  });
+
+  test('garbage with HTTP 200: handed to the CDM untouched, not mistaken for a service error', async () => {
+    // Only the CDM can tell a license from garbage; it rejects it (Shaka LICENSE_RESPONSE_REJECTED).
+    const garbage = '\u0000\u0001not a license{';
+    const { player, handle } = setup({}, { license: () => new HttpResponse(garbage, cors()) });
+    const answered = record(handle, 'licenseAnswered');
+    const response = await requestLicense(player);
+    expect(text(response.data)).toBe(garbage);
+    expect(answered[0]?.error).toBeUndefined();
+    expect(h.seen.license).toHaveLength(1);
+  });
+});
+
+describe('the network drops between the token and the license request', () => {
+  test('HTTP_ERROR after exactly maxAttempts; the token is fetched once and resent each time', async () => {
+    const { player } = setup({}, { license: () => HttpResponse.error() });
+    const error = await rejection(requestLicense(player, { maxAttempts: 3 }));
+    expect(error.code).toBe(Code.HTTP_ERROR);
+    expect(h.seen.token).toHaveLength(1);
+    // msw answers the preflight, then fails the request itself: every attempt reached it.
+    expect(h.seen.license).toHaveLength(3);
+    expect(new Set(h.seen.license.map((l) => l.header))).toEqual(
+      new Set(['token-1-Widevine-movie-1']),
+    );
+  });
+
+  test('the network comes back: the next attempt succeeds with the same token', async () => {
+    const { player } = setup(
+      {},
+      {
+        license: () =>
+          h.seen.license.length === 1
+            ? HttpResponse.error()
+            : new HttpResponse(new Uint8Array([7]), cors()),
+      },
+    );
+    const response = await requestLicense(player, { maxAttempts: 3 });
+    expect(new Uint8Array(response.data as ArrayBuffer)).toEqual(new Uint8Array([7]));
+    expect(h.seen.token).toHaveLength(1);
+    expect(h.seen.license).toHaveLength(2);
+  });
+});

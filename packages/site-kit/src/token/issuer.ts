@@ -75,13 +75,18 @@ export function checkIssue(input: IssueOptions): IssueOptions {
     (input.timestamp === undefined ||
       typeof input.timestamp === 'string' ||
       (input.timestamp instanceof Date && !Number.isNaN(input.timestamp.getTime()))) &&
-    Object.keys(input).every((k) => ISSUE_KEYS.has(k))
+    onlyKnownKeys(input)
   ) {
     return input;
   }
   const parsed = issueSchema.safeParse(input);
   if (!parsed.success) throw new SiteKitError('INVALID_INPUT', describeIssues(parsed.error, ''));
   return parsed.data as IssueOptions;
+}
+
+function onlyKnownKeys(input: object): boolean {
+  for (const key in input) if (!ISSUE_KEYS.has(key)) return false;
+  return true;
 }
 
 // The spec fixes the IV, so a policy always encrypts to the same token field: cache it per issuer.

@@ -18,6 +18,8 @@ export interface Stack {
   emulator: RunningEmulator;
   /** Every flow event of the emulator, in order. */
   flow: FlowEvent[];
+  /** Serves the page and the content; its `latencyMs` plays a CDN's round trip. */
+  statics: StaticServer;
   /** Closes every server and removes the built page, even when one of them fails to close. */
   close(): Promise<void>;
 }
@@ -66,6 +68,7 @@ export async function startStack(): Promise<Stack> {
       site,
       emulator,
       flow,
+      statics,
       close,
     };
   } catch (error) {

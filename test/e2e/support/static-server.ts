@@ -16,6 +16,8 @@ const TYPES: Record<string, string> = {
 export interface StaticServer {
   /** Origin of the server, e.g. http://127.0.0.1:40123 */
   origin: string;
+  /** Added before every answer, like a CDN's round trip (0 by default; benches raise it). */
+  latencyMs: number;
   close(): Promise<void>;
 }
 
@@ -45,8 +47,8 @@ export async function startStaticServer(mounts: Record<string, string>): Promise
     const [prefix, root] = mount;
     const file = resolve(join(root, path.slice(prefix.length)));
     if (file !== root && !file.startsWith(root + sep)) return answer(404, 'Not found.\n');
-    readFile(file).then(
-      (body) => {
+    Promise.all([readFile(file), sleep(statics.latencyMs)]).then(
+      ([body]) => {
         res.writeHead(200, {
           'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
           'content-length': body.length,
@@ -57,9 +59,15 @@ export async function startStaticServer(mounts: Record<string, string>): Promise
       () => answer(404, 'Not found.\n'),
     );
   });
-  const origin = await listen(server);
-  return { origin, close: () => closeServer(server) };
+  const statics: StaticServer = {
+    origin: await listen(server),
+    latencyMs: 0,
+    close: () => closeServer(server),
+  };
+  return statics;
 }
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 export async function listen(server: Server): Promise<string> {
   await new Promise<void>((done, fail) => {

@@ -58,8 +58,18 @@ export class SiteKitError extends Error {
 export class TokenError extends SiteKitError {
   override name = 'TokenError';
   declare readonly code: TokenErrorCode;
+  /**
+   * For INVALID_FIELD: the token JSON member that failed first (e.g. "drm_type"), so a license
+   * service can answer a bad drm_type differently from other invalid JSON.
+   */
+  readonly field: string | undefined;
 
-  constructor(code: TokenErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    code: TokenErrorCode,
+    message: string,
+    options?: { cause?: unknown; field?: string },
+  ) {
     super(code, message, options);
+    this.field = options?.field;
   }
 }

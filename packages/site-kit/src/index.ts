@@ -19,7 +19,31 @@ export {
   type ExternalKey,
   type TokenPolicy,
 } from './schemas/policy.ts';
-export { licenseTokenSchema, type LicenseToken } from './schemas/token.ts';
+export {
+  TRACK_TYPES,
+  securityPolicyV2Schema,
+  securityPolicyEntrySchema,
+  type TrackType,
+  type SecurityPolicyV2Entry,
+} from './schemas/security-policy-v2.ts';
+export {
+  tokenPolicyV2Schema,
+  playbackPolicyV2Schema,
+  externalKeyV2Schema,
+  type TokenPolicyV2,
+  type TokenPolicyV2Input,
+  type PlaybackPolicyV2,
+  type ExternalKeyV2,
+} from './schemas/policy-v2.ts';
+export {
+  licenseTokenV1Schema,
+  licenseTokenV2Schema,
+  RESPONSE_FORMATS,
+  type LicenseToken,
+  type LicenseTokenV1,
+  type LicenseTokenV2,
+  type ResponseFormat,
+} from './schemas/token.ts';
 export { describeIssues } from './schemas/issues.ts';
 
 export { type HashEncoding, HASH_ENCODINGS } from './token/hash.ts';
@@ -29,15 +53,25 @@ export {
   createLicenseToken,
   NO_USER_ID,
   type IssueOptions,
+  type AnyTokenPolicy,
   type TokenIssuer,
   type PreparedPolicy,
 } from './token/issuer.ts';
-export { decodeLicenseToken } from './token/decode.ts';
+export {
+  decodeLicenseToken,
+  readLicenseToken,
+  type ReadLicenseToken,
+  type TokenVersion,
+} from './token/decode.ts';
+export { convertPolicyToV2, type PolicyConversion } from './token/convert-policy.ts';
 export {
   createTokenVerifier,
   verifyLicenseToken,
   type VerifyOptions,
+  DEFAULT_VALIDITY_SECONDS,
   type VerifiedLicenseToken,
+  type VerifiedLicenseTokenV1,
+  type VerifiedLicenseTokenV2,
   type TokenVerifier,
 } from './token/verifier.ts';
 

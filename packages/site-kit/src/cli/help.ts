@@ -4,6 +4,7 @@ export const HELP: Record<string, string> = {
 Usage:
   multidrm token create   build a license token
   multidrm token inspect  decode a token; with keys, verify it as the license service would
+  multidrm token convert  turn a v1 policy into the v2 policy that means the same
   multidrm encrypt        AES-256-CBC encrypt text with a site key (base64 out)
   multidrm decrypt        decrypt base64 text with a site key
 
@@ -13,7 +14,8 @@ Exit codes: 0 ok, 1 invalid input or invalid token, 2 usage error.
 `,
   'token create': `Usage: multidrm token create --cid CID [options]
 
-Prints a license token (base64 of the token JSON) and a newline.
+Prints a license token (base64 of the token JSON) and a newline. A v2 policy (it has
+"policy_version": 2, the service's current format) makes a v2 token; a v1 policy or none a v1 token.
 
   --site-id ID          site ID            (or MULTIDRM_SITE_ID)
   --site-key KEY        32-character site key (or MULTIDRM_SITE_KEY)
@@ -21,13 +23,18 @@ Prints a license token (base64 of the token JSON) and a newline.
   --cid CID             content ID (required)
   --user-id USER        user ID (default LICENSETOKEN)
   --drm-type TYPE       NCG | Widevine | PlayReady | FairPlay (default PlayReady)
-  --policy JSON|@FILE   token data: {"playback_policy":…,"security_policy":…,"external_key":…}
+  --policy JSON|@FILE   v2: {"policy_version":2,"playback_policy":…,"security_policy":[…],"external_key":…}
+                        v1: {"playback_policy":…,"security_policy":…,"external_key":…}
   --timestamp TIME      yyyy-mm-ddThh:mm:ssZ (default now)
-  --hash READING        hex-text (default, the spec's reading) | raw-digest
+  --response-format F   v2 only: original (default) | json | custom (outside the hash)
+  --key-rotation        v2 only: set key_rotation true (outside the hash)
+  --hash READING        v1 only: hex-text (default, the spec's reading) | raw-digest;
+                        v2 tokens always hash the raw digest
 
-Example:
+Examples:
   multidrm token create --cid movie-1 --drm-type Widevine \\
-    --policy '{"playback_policy":{"limit":true,"duration":3600}}'
+    --policy '{"policy_version":2,"playback_policy":{"persistent":false,"license_duration":3600}}'
+  multidrm token create --cid movie-1 --policy '{"playback_policy":{"limit":true,"duration":3600}}'
 `,
   'token inspect': `Usage: multidrm token inspect TOKEN [options]
 
@@ -39,10 +46,20 @@ TOKEN may be - to read it from standard input.
   --access-key KEY      (or MULTIDRM_ACCESS_KEY)
   --site-id ID          also require the token to be for this site
   --now TIME            check validity at this time instead of now (ISO 8601)
-  --validity SECONDS    validity after the timestamp (default 60)
+  --validity SECONDS    validity after the timestamp (default 600, the service's current guide;
+                        the main spec's older text says 60)
   --skew SECONDS        allowed clock skew into the future (default 0)
-  --hash READING        hex-text (default) | raw-digest
+  --hash READING        v1 only: hex-text (default) | raw-digest (v2 always raw digest)
   --json                print one JSON object instead of text
+`,
+  'token convert': `Usage: multidrm token convert --policy JSON|@FILE
+
+Prints the v2 policy (one line of JSON) that means what the v1 policy means, as far as v2 can say
+it. Every v1 rule without an exact v2 counterpart (limit, hardware_drm, output_protect, an hls_aes
+key without key_id, ...) is a warning on standard error, with what was done with it.
+
+Example:
+  multidrm token convert --policy '{"playback_policy":{"limit":true,"duration":3600}}'
 `,
   encrypt: `Usage: multidrm encrypt --site-key KEY [TEXT | -]
 

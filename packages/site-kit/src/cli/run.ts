@@ -2,6 +2,7 @@ import { SiteKitError } from '../errors.ts';
 import { crypt } from './crypt.ts';
 import { HELP } from './help.ts';
 import { UsageError, type CliIo } from './io.ts';
+import { tokenConvert } from './token-convert.ts';
 import { tokenCreate } from './token-create.ts';
 import { tokenInspect } from './token-inspect.ts';
 
@@ -33,6 +34,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         return 0;
       case 'token inspect':
         return await tokenInspect(rest, io);
+      case 'token convert':
+        await tokenConvert(rest, io);
+        return 0;
       default:
         await crypt(command as 'encrypt' | 'decrypt', rest, io);
         return 0;

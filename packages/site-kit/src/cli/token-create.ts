@@ -1,8 +1,8 @@
 import { SiteKitError } from '../errors.ts';
 import type { DrmType } from '../schemas/drm-type.ts';
-import type { TokenPolicy } from '../schemas/policy.ts';
+import type { ResponseFormat } from '../schemas/token.ts';
 import type { HashEncoding } from '../token/hash.ts';
-import { createLicenseToken } from '../token/issuer.ts';
+import { createLicenseToken, type AnyTokenPolicy } from '../token/issuer.ts';
 import { parse, required, secret } from './args.ts';
 import type { CliIo } from './io.ts';
 
@@ -19,9 +19,18 @@ export async function tokenCreate(argv: string[], io: CliIo): Promise<void> {
       policy: { type: 'string' },
       timestamp: { type: 'string' },
       hash: { type: 'string' },
+      'response-format': { type: 'string' },
+      'key-rotation': { type: 'boolean' },
     },
     'token create',
   );
+  const policy = await readPolicy(values.policy as string | undefined, io);
+  const v2 = typeof policy === 'object' && policy !== null && 'policy_version' in policy;
+  if (v2 && values.hash !== undefined) {
+    io.stderr(
+      'warning: --hash is ignored for a v2 policy: v2 tokens always hash the raw 32-byte digest\n',
+    );
+  }
   const token = createLicenseToken({
     siteId: required(
       secret(values, 'site-id', 'MULTIDRM_SITE_ID', io),
@@ -38,17 +47,25 @@ export async function tokenCreate(argv: string[], io: CliIo): Promise<void> {
       'access-key',
       'MULTIDRM_ACCESS_KEY',
     ),
-    hashEncoding: values.hash as HashEncoding | undefined,
+    hashEncoding: v2 ? undefined : (values.hash as HashEncoding | undefined),
     cid: required(values.cid as string | undefined, 'cid'),
     userId: values['user-id'] as string | undefined,
     drmType: values['drm-type'] as DrmType | undefined,
-    policy: await readPolicy(values.policy as string | undefined, io),
+    policy,
     timestamp: values.timestamp as string | undefined,
+    ...(values['response-format'] === undefined
+      ? {}
+      : { responseFormat: values['response-format'] as ResponseFormat }),
+    ...(values['key-rotation'] === undefined ? {} : { keyRotation: true }),
   });
   io.stdout(`${token}\n`);
 }
 
-async function readPolicy(value: string | undefined, io: CliIo): Promise<TokenPolicy | undefined> {
+/** The JSON of `--policy JSON` or `--policy @file`; the issuer checks it. */
+export async function readPolicy(
+  value: string | undefined,
+  io: CliIo,
+): Promise<AnyTokenPolicy | undefined> {
   if (value === undefined) return undefined;
   let text = value;
   if (value.startsWith('@')) {
@@ -62,11 +79,11 @@ async function readPolicy(value: string | undefined, io: CliIo): Promise<TokenPo
     }
   }
   try {
-    return JSON.parse(text) as TokenPolicy;
+    return JSON.parse(text) as AnyTokenPolicy;
   } catch (error) {
     throw new SiteKitError(
       'INVALID_POLICY',
-      `--policy is not valid JSON (${(error as Error).message}); give a JSON object such as '{"playback_policy":{"limit":false}}' or @file.json.`,
+      `--policy is not valid JSON (${(error as Error).message}); give a JSON object such as '{"policy_version":2,"playback_policy":{"license_duration":3600}}' or @file.json.`,
     );
   }
 }

@@ -1,17 +1,19 @@
 import { SiteKitError } from '../errors.ts';
 import type { LicenseToken } from '../schemas/token.ts';
-import type { TokenPolicy } from '../schemas/policy.ts';
 import { formatTimestamp, parseTimestamp } from '../schemas/timestamp.ts';
-import { decodeLicenseToken } from '../token/decode.ts';
+import { readLicenseToken, type TokenVersion } from '../token/decode.ts';
 import type { HashEncoding } from '../token/hash.ts';
 import { verifyLicenseToken, type VerifiedLicenseToken } from '../token/verifier.ts';
 import { parse, seconds, secret } from './args.ts';
 import { UsageError, type CliIo } from './io.ts';
 
+type AnyPolicy = VerifiedLicenseToken['policy'];
+
 interface Report {
+  version: TokenVersion;
   fields: LicenseToken;
   verified: boolean;
-  policy?: VerifiedLicenseToken['policy'];
+  policy?: AnyPolicy;
   expiresAt?: string;
   warnings?: string[];
   error?: { code: string; message: string };
@@ -46,7 +48,9 @@ export async function tokenInspect(argv: string[], io: CliIo): Promise<number> {
   }
   const now = values.now === undefined ? io.now() : parseNow(values.now as string);
 
-  const report: Report = { fields: decodeLicenseToken(token), verified: false };
+  const read = readLicenseToken(token);
+  const report: Report = { version: read.version, fields: read.fields, verified: false };
+  if (read.warnings.length > 0) report.warnings = read.warnings;
   if (siteKey !== undefined && accessKey !== undefined) {
     try {
       const result = verifyLicenseToken(token, {
@@ -95,48 +99,55 @@ function render(report: Report, now: number, checked: boolean): string {
   const f = report.fields;
   const issued = parseTimestamp(f.timestamp) as number;
   const rows: [string, string][] = [
+    ['version', report.version === 2 ? '2 (policy)' : '1 (token data)'],
     ['drm_type', f.drm_type ?? '(absent: "PlayReady" assumed)'],
     ['site_id', f.site_id],
     ['user_id', f.user_id],
     ['cid', f.cid],
     ['timestamp', `${f.timestamp} (${age(now - issued)})`],
-    ['token', `${shorten(f.token)} (encrypted token data, ${f.token.length} chars)`],
-    [
-      'hash',
-      `${shorten(f.hash)} (${f.hash.length === 88 ? 'hex-text' : f.hash.length === 44 ? 'raw-digest' : 'unknown'} length)`,
-    ],
   ];
+  if ('token' in f) {
+    rows.push(['token', `${shorten(f.token)} (encrypted token data, ${f.token.length} chars)`]);
+  } else {
+    rows.push(['policy', `${shorten(f.policy)} (encrypted v2 policy, ${f.policy.length} chars)`]);
+    rows.push(['response', `${f.response_format ?? '(absent: "original")'} (outside the hash)`]);
+    rows.push(['rotation', `${f.key_rotation ?? '(absent: false)'} (outside the hash)`]);
+  }
+  rows.push([
+    'hash',
+    `${shorten(f.hash)} (${f.hash.length === 88 ? 'hex-text' : f.hash.length === 44 ? 'raw-digest' : 'unknown'} length)`,
+  ]);
   if (report.verified) {
     rows.push(['verified', `yes: hash matches, valid until ${report.expiresAt}`]);
     rows.push(['policy', JSON.stringify(report.policy, null, 2).replace(/\n/g, '\n           ')]);
-    for (const warning of report.warnings ?? []) rows.push(['warning', warning]);
   } else if (report.error) {
     rows.push(['verified', `NO: ${report.error.code}`]);
   } else if (!checked) {
     rows.push(['verified', 'not checked: pass --site-key and --access-key to verify and decrypt']);
   }
+  for (const warning of report.warnings ?? []) rows.push(['warning', warning]);
   return rows.map(([k, v]) => `${k.padEnd(10)} ${v}`).join('\n') + '\n';
 }
 
 // Content keys stay off the terminal (and out of logs that capture it): the first 4 characters are
-// enough to tell which key a token carries.
-function hideContentKeys(policy: TokenPolicy): TokenPolicy {
-  const external = policy.external_key;
+// enough to tell which key a token carries. Works on both versions' shapes (objects and v2 arrays).
+function hideContentKeys(policy: AnyPolicy): AnyPolicy {
+  const external = policy.external_key as Record<string, unknown> | undefined;
   if (external === undefined) return policy;
-  const hide = <T extends object>(entry: T | undefined, name: 'key' | 'cek'): T | undefined => {
-    const value = (entry as Record<string, unknown> | undefined)?.[name];
-    if (entry === undefined || typeof value !== 'string') return entry;
-    return { ...entry, [name]: `${value.slice(0, 4)}… (${value.length} hex characters, hidden)` };
+  const hide = (entry: unknown): unknown => {
+    if (Array.isArray(entry)) return entry.map(hide);
+    if (typeof entry !== 'object' || entry === null) return entry;
+    const out: Record<string, unknown> = { ...entry };
+    for (const name of ['key', 'cek']) {
+      const value = out[name];
+      if (typeof value === 'string') {
+        out[name] = `${value.slice(0, 4)}… (${value.length} hex characters, hidden)`;
+      }
+    }
+    return out;
   };
-  return {
-    ...policy,
-    external_key: {
-      ...external,
-      ...(external.mpeg_cenc && { mpeg_cenc: hide(external.mpeg_cenc, 'key') }),
-      ...(external.hls_aes && { hls_aes: hide(external.hls_aes, 'key') }),
-      ...(external.ncg && { ncg: hide(external.ncg, 'cek') }),
-    },
-  };
+  const hidden = Object.fromEntries(Object.entries(external).map(([k, v]) => [k, hide(v)]));
+  return { ...policy, external_key: hidden } as AnyPolicy;
 }
 
 function shorten(value: string): string {

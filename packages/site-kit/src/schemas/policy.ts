@@ -1,31 +1,15 @@
 import { z } from 'zod';
 import { mustBe } from './must-be.ts';
 import { timestampSchema } from './timestamp.ts';
+import { flag, hex, obj, seconds } from './values.ts';
 
 // Member order in these shapes is the order of the spec's tables. zod writes parsed objects in shape
 // order and leaves out absent members, so JSON.stringify of a parsed policy is the canonical token data.
 
-const obj = <T extends z.core.$ZodLooseShape>(shape: T) =>
-  z.strictObject(shape, { error: mustBe('an object') });
-
-const flag = z.boolean({ error: mustBe('true or false') });
-
-const hex = (bytes: number) =>
-  z
-    .string({ error: mustBe(`a hex string of ${bytes} bytes`) })
-    .regex(
-      new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`),
-      `must be exactly ${bytes * 2} hex characters (${bytes} bytes)`,
-    );
-
 const playbackPolicyShape = obj({
   limit: flag.optional(),
   persistent: flag.optional(),
-  duration: z
-    .number({ error: mustBe('a number of seconds') })
-    .int('must be a whole number of seconds')
-    .nonnegative('must not be negative')
-    .optional(),
+  duration: seconds.optional(),
   expire_date: timestampSchema.optional(),
 });
 

@@ -13,8 +13,8 @@ const base64 = (what: string) =>
     .min(1, `must not be empty (${what})`)
     .refine(isBase64, `must be standard padded base64 (${what})`);
 
-/** The token JSON as the license service receives it, after the outer base64 is removed. */
-export const licenseTokenSchema = z.strictObject(
+/** The v1 token JSON (the main spec's) as the license service receives it, after the outer base64. */
+export const licenseTokenV1Schema = z.strictObject(
   {
     drm_type: drmTypeSchema.optional(),
     site_id: text('the site ID from the administration site'),
@@ -26,4 +26,33 @@ export const licenseTokenSchema = z.strictObject(
   },
   { error: mustBe('a JSON object') },
 );
-export type LicenseToken = z.infer<typeof licenseTokenSchema>;
+export type LicenseTokenV1 = z.infer<typeof licenseTokenV1Schema>;
+
+export const RESPONSE_FORMATS = ['original', 'json', 'custom'] as const;
+/** What the license service answers: the license itself, or JSON holding it (`custom` is deprecated). */
+export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+
+/**
+ * The v2 token JSON, members in the order a writer emits them. `response_format` and `key_rotation`
+ * are outside the hash: anyone on the way can change them unnoticed.
+ */
+export const licenseTokenV2Schema = z.strictObject(
+  {
+    drm_type: drmTypeSchema.optional(),
+    site_id: text('the site ID from the administration site'),
+    user_id: text('the user ID, or "LICENSETOKEN" when there is none'),
+    cid: text('the content ID used in packaging'),
+    policy: base64('base64 of the encrypted v2 policy'),
+    response_format: z
+      .enum(RESPONSE_FORMATS, { error: mustBe('one of "original", "json", "custom"') })
+      .optional(),
+    key_rotation: z.boolean({ error: mustBe('true or false') }).optional(),
+    timestamp: timestampSchema,
+    hash: base64('base64 of the integrity hash'),
+  },
+  { error: mustBe('a JSON object') },
+);
+export type LicenseTokenV2 = z.infer<typeof licenseTokenV2Schema>;
+
+/** Either token version's JSON; v2 has `policy` where v1 has `token`. */
+export type LicenseToken = LicenseTokenV1 | LicenseTokenV2;

@@ -1,13 +1,48 @@
 import { isBase64 } from '../crypto/base64.ts';
 import { TokenError } from '../errors.ts';
+import { parseTolerant } from '../schemas/tolerant.ts';
+import {
+  licenseTokenV1Schema,
+  licenseTokenV2Schema,
+  type LicenseToken,
+  type LicenseTokenV1,
+  type LicenseTokenV2,
+} from '../schemas/token.ts';
 import { describeIssues } from '../schemas/issues.ts';
-import { licenseTokenSchema, type LicenseToken } from '../schemas/token.ts';
+
+export type TokenVersion = 1 | 2;
+
+/** A token's JSON, its version (told by its members) and what a reader should know about it. */
+export type ReadLicenseToken =
+  | { version: 1; fields: LicenseTokenV1; warnings: string[] }
+  | { version: 2; fields: LicenseTokenV2; warnings: string[] };
 
 /**
  * Reads the token JSON out of a token string and checks each field's form. Needs no keys and proves
  * nothing: `verifyLicenseToken` checks the hash, the time and the policy.
  */
 export function decodeLicenseToken(token: string): LicenseToken {
+  return readLicenseToken(token).fields;
+}
+
+/**
+ * `decodeLicenseToken` with the version and warnings: v2 members the spec does not know are
+ * warnings (builders disagree on what they emit), wrong values are errors.
+ */
+export function readLicenseToken(token: string): ReadLicenseToken {
+  const json = parseJson(token);
+  const version = versionOf(json);
+  if (version === 1) {
+    const parsed = licenseTokenV1Schema.safeParse(json);
+    if (!parsed.success) throw invalidField(parsed.error.issues, describeIssues(parsed.error, ''));
+    return { version, fields: parsed.data, warnings: [] };
+  }
+  const parsed = parseTolerant(licenseTokenV2Schema, json, '');
+  if (!parsed.success) throw invalidField(parsed.issues, parsed.message);
+  return { version, fields: parsed.data, warnings: parsed.warnings };
+}
+
+function parseJson(token: string): Record<string, unknown> {
   if (typeof token !== 'string' || token.length === 0) {
     throw new TokenError(
       'MALFORMED_TOKEN',
@@ -30,15 +65,31 @@ export function decodeLicenseToken(token: string): LicenseToken {
       'The token is base64, but what it holds is not JSON: a token is base64 of the token JSON object.',
     );
   }
-  const parsed = licenseTokenSchema.safeParse(json);
-  if (!parsed.success) {
-    const code = json === null || typeof json !== 'object' || Array.isArray(json);
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new TokenError(
-      code ? 'MALFORMED_TOKEN' : 'INVALID_FIELD',
-      code
-        ? 'The token holds JSON that is not an object: a token is base64 of the token JSON object.'
-        : `The token JSON breaks the spec: ${describeIssues(parsed.error, '')}.`,
+      'MALFORMED_TOKEN',
+      'The token holds JSON that is not an object: a token is base64 of the token JSON object.',
     );
   }
-  return parsed.data;
+  return json as Record<string, unknown>;
+}
+
+function versionOf(json: Record<string, unknown>): TokenVersion {
+  const v1 = 'token' in json;
+  const v2 = 'policy' in json;
+  if (v1 !== v2) return v1 ? 1 : 2;
+  throw new TokenError(
+    'INVALID_FIELD',
+    v1
+      ? 'The token JSON has both "token" (v1) and "policy" (v2): a token carries exactly one of them.'
+      : 'The token JSON breaks the spec: token: is required (a v1 token carries "token", a v2 token "policy").',
+    { field: v1 ? 'policy' : 'token' },
+  );
+}
+
+function invalidField(issues: { path: PropertyKey[] }[], description: string): TokenError {
+  const field = issues[0]?.path[0];
+  return new TokenError('INVALID_FIELD', `The token JSON breaks the spec: ${description}.`, {
+    ...(typeof field === 'string' ? { field } : {}),
+  });
 }

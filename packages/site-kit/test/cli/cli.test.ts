@@ -188,7 +188,7 @@ describe('multidrm token inspect', () => {
     };
     expect(report.verified).toBe(true);
     expect(report.policy).toEqual(JSON.parse(v.token_data));
-    expect(report.expiresAt).toBe('2019-07-17T08:58:04Z');
+    expect(report.expiresAt).toBe('2019-07-17T09:07:04Z');
   });
 
   it('reads the token from standard input', async () => {
@@ -207,10 +207,25 @@ describe('multidrm token inspect', () => {
       ...KEYS,
       '--now',
       '2019-07-17T08:59:04Z',
+      '--validity',
+      '60',
     ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/verified +NO: TOKEN_EXPIRED/);
-    expect(r.stderr).toMatch(/^error TOKEN_EXPIRED: The token expired 60 s ago/);
+    expect(r.stderr).toMatch(
+      /^error TOKEN_EXPIRED: The token expired 60 s ago: it is valid for 60 s/,
+    );
+    const byDefault = await cli([
+      'token',
+      'inspect',
+      v.expected.token,
+      ...KEYS,
+      '--now',
+      '2019-07-17T09:08:04Z',
+    ]);
+    expect(byDefault.stderr).toMatch(
+      /^error TOKEN_EXPIRED: The token expired 60 s ago: it is valid for 600 s/,
+    );
   });
 
   it('exits 1 with HASH_MISMATCH and the hint to switch hash readings', async () => {

@@ -127,17 +127,22 @@ describe('verifyLicenseToken errors', () => {
     );
   });
 
-  it('TOKEN_EXPIRED says by how many seconds', () => {
-    expect(verifyLicenseToken(good, { ...keys, now: AT + 60_000 }).cid).toBe('movie');
+  it('TOKEN_EXPIRED after the default 600 s window, and says by how many seconds', () => {
+    expect(verifyLicenseToken(good, { ...keys, now: AT + 600_000 }).cid).toBe('movie');
     expectTokenError(
-      () => verifyLicenseToken(good, { ...keys, now: AT + 60_001 }),
+      () => verifyLicenseToken(good, { ...keys, now: AT + 600_001 }),
       'TOKEN_EXPIRED',
-      /expired 1 s ago: it is valid for 60 s after its timestamp 2026-03-01T12:00:00Z/,
+      /expired 1 s ago: it is valid for 600 s after its timestamp 2026-03-01T12:00:00Z/,
     );
+  });
+
+  it("TOKEN_EXPIRED with the main spec's 60 s window when asked for", () => {
+    const v60 = { ...keys, validitySeconds: 60 };
+    expect(verifyLicenseToken(good, { ...v60, now: AT + 60_000 }).cid).toBe('movie');
     expectTokenError(
-      () => verifyLicenseToken(good, { ...keys, now: AT + 185_000 }),
+      () => verifyLicenseToken(good, { ...v60, now: AT + 185_000 }),
       'TOKEN_EXPIRED',
-      /expired 125 s ago/,
+      /expired 125 s ago: it is valid for 60 s/,
     );
     expect(verifyLicenseToken(good, { ...keys, validitySeconds: 300, now: AT + 185_000 }).cid).toBe(
       'movie',

@@ -48,7 +48,8 @@ describe('token vectors', () => {
           timestamp: v.timestamp,
           warnings: [],
         });
-        expect(result.expiresAt.getTime() - result.issuedAt.getTime()).toBe(60_000);
+        expect(result.version).toBe(1);
+        expect(result.expiresAt.getTime() - result.issuedAt.getTime()).toBe(600_000);
       });
     }
 

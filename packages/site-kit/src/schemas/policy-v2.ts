@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { mustBe } from './must-be.ts';
+import { securityPolicyV2Schema, TRACK_TYPES, trackTypeSchema } from './security-policy-v2.ts';
+import { timestampSchema } from './timestamp.ts';
+import { flag, hex, obj, oneOf, seconds } from './values.ts';
+
+// The v2 policy (plaintext of a v2 token's `policy`), members in the order the service's current
+// token samples emit them: JSON.stringify of a parsed policy is the text they encrypt.
+
+export const playbackPolicyV2Schema = obj({
+  persistent: flag.optional(),
+  license_duration: seconds.optional(),
+  expire_date: timestampSchema.optional(),
+  allowed_track_types: oneOf(['ALL', 'SD_ONLY', 'SD_HD', 'SD_UHD1', 'SD_UHD2']).optional(),
+  rental_duration: seconds.optional(),
+  playback_duration: seconds.optional(),
+  max_stream_per_user: z
+    .number({ error: mustBe('a whole number of streams') })
+    .int('must be a whole number of streams')
+    .positive('must be at least 1 (leave it out for no limit)')
+    .optional(),
+  // The newest builder also takes a numeric string ("60"); it is written as the number.
+  renewal_duration: z
+    .union([seconds, z.string().regex(/^\d+$/).transform(Number)], {
+      error: mustBe('a whole number of seconds (or a string of digits)'),
+    })
+    .optional(),
+});
+export type PlaybackPolicyV2 = z.infer<typeof playbackPolicyV2Schema>;
+
+const mpegCencKeySchema = obj({
+  track_type: trackTypeSchema,
+  key_id: hex(16),
+  key: hex(16),
+  iv: hex(16).optional(),
+});
+
+const hlsAesKeySchema = obj({
+  track_type: trackTypeSchema,
+  key: hex(16),
+  iv: hex(16),
+  key_id: hex(16),
+});
+
+const keyList = <T extends z.ZodType>(entry: T) =>
+  z
+    .array(entry, {
+      error: mustBe('an array of key entries ([{"track_type":"ALL", ...}]); v1 used one object'),
+    })
+    .min(1, 'must not be empty: leave the member out instead');
+
+export const externalKeyV2Schema = obj({
+  mpeg_cenc: keyList(mpegCencKeySchema).optional(),
+  hls_aes: keyList(hlsAesKeySchema).optional(),
+  ncg: obj({ cek: hex(32), track_type: oneOf(TRACK_TYPES).optional() }).optional(),
+}).refine(
+  (keys) => keys.mpeg_cenc !== undefined || keys.hls_aes !== undefined || keys.ncg !== undefined,
+  'must hold at least one of mpeg_cenc, hls_aes, ncg (leave external_key out otherwise)',
+);
+export type ExternalKeyV2 = z.infer<typeof externalKeyV2Schema>;
+
+export const tokenPolicyV2Schema = obj({
+  policy_version: z.literal(2, {
+    error: (issue) =>
+      issue.input === undefined
+        ? 'is required: a v2 policy starts with "policy_version": 2'
+        : `must be 2, got ${JSON.stringify(issue.input)}`,
+  }),
+  playback_policy: playbackPolicyV2Schema.optional(),
+  security_policy: securityPolicyV2Schema.optional(),
+  external_key: externalKeyV2Schema.optional(),
+});
+
+/** A v2 policy as read back (defaults filled in: `track_type`, `renewal_duration` as a number). */
+export type TokenPolicyV2 = z.output<typeof tokenPolicyV2Schema>;
+/** A v2 policy as a site writes it (`track_type` may be left out and means "ALL"). */
+export type TokenPolicyV2Input = z.input<typeof tokenPolicyV2Schema>;
+
+/** Rules that make a v2 policy pointless rather than unreadable: errors for a builder, warnings for a reader. */
+export function playbackPolicyV2Conflicts(
+  policy: PlaybackPolicyV2,
+): { path: string; message: string }[] {
+  const found: { path: string; message: string }[] = [];
+  if (policy.rental_duration !== undefined && policy.persistent !== true) {
+    found.push({
+      path: 'rental_duration',
+      message:
+        'is an offline rental period and needs "persistent": true; set it, or use license_duration for streaming',
+    });
+  }
+  return found;
+}
+
+/** Facts a reader reports but a builder allows (the service's samples allow them). */
+export function playbackPolicyV2Notes(policy: PlaybackPolicyV2): string[] {
+  return policy.license_duration !== undefined && policy.expire_date !== undefined
+    ? [
+        'playback_policy: license_duration and expire_date are both set; the service does not document which wins (v1: duration)',
+      ]
+    : [];
+}

@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+import { describeIssues } from './issues.ts';
+
+export type TolerantResult<T> =
+  | { success: true; data: T; warnings: string[] }
+  | { success: false; message: string; issues: z.core.$ZodIssue[] };
+
+/**
+ * Parses with a strict schema but lets unknown members through as warnings (dropped from the data):
+ * token builders disagree on what they emit, so a reader refuses wrong values, not extra members.
+ */
+export function parseTolerant<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  root: string,
+): TolerantResult<T> {
+  const first = schema.safeParse(value);
+  if (first.success) return { success: true, data: first.data, warnings: [] };
+  const unknown = first.error.issues.filter((i) => i.code === 'unrecognized_keys');
+  const wrong = first.error.issues.filter((i) => i.code !== 'unrecognized_keys');
+  if (wrong.length > 0 || unknown.length === 0) {
+    return { success: false, message: describe(wrong, root), issues: wrong };
+  }
+  const pruned = structuredClone(value);
+  for (const issue of unknown) {
+    const owner = issue.path.reduce<unknown>(
+      (node, key) => (node as Record<PropertyKey, unknown>)[key],
+      pruned,
+    ) as Record<string, unknown>;
+    for (const key of issue.keys) delete owner[key];
+  }
+  const second = schema.safeParse(pruned);
+  if (!second.success) {
+    return {
+      success: false,
+      message: describe(second.error.issues, root),
+      issues: second.error.issues,
+    };
+  }
+  const warnings = unknown.map(
+    (issue) => `${describeIssues({ issues: [issue] } as z.ZodError, root)}: ignored`,
+  );
+  return { success: true, data: second.data, warnings };
+}
+
+function describe(issues: z.core.$ZodIssue[], root: string): string {
+  return describeIssues({ issues } as z.ZodError, root);
+}

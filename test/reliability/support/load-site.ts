@@ -111,7 +111,8 @@ export function checkAnswer(kind: LoadKind, i: number, body: string): string | u
     if (token.cid !== `movie-${i}`) return `cid ${token.cid}`;
     if (token.userId !== `user-${i}`) return `user ${token.userId}`;
     if (token.drmType !== DRM_TYPES[i % 4]) return `drm_type ${token.drmType}`;
-    if (token.policy.playback_policy?.duration !== durationOf(i)) return 'another policy';
+    if (token.version !== 1 || token.policy.playback_policy?.duration !== durationOf(i))
+      return 'another policy';
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

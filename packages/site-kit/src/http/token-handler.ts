@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { HashEncoding } from '../token/hash.ts';
-import { createTokenIssuer } from '../token/issuer.ts';
+import { createTokenIssuer, type AnyTokenPolicy } from '../token/issuer.ts';
 import type { SiteCredentials } from '../token/keys.ts';
 import { mustBe } from '../schemas/must-be.ts';
-import type { TokenPolicy } from '../schemas/policy.ts';
+import type { ResponseFormat } from '../schemas/token.ts';
 import type { CorsOptions } from './cors.ts';
 import type { WebHandler } from './web.ts';
 import { createSiteEndpoint, type SiteEndpointEvent, type SiteRefusal } from './site-endpoint.ts';
@@ -14,8 +14,15 @@ export interface TokenGrant {
   allow: true;
   /** Default "LICENSETOKEN", the spec's value for no user. */
   userId?: string;
-  /** The token data in the spec's shape (playback_policy, security_policy, external_key). */
-  policy?: TokenPolicy;
+  /**
+   * The policy, and so the token's version: a v2 policy (`policy_version: 2`, the service's current
+   * format) makes a v2 token, v1 token data (or none) a v1 token.
+   */
+  policy?: AnyTokenPolicy;
+  /** v2 only; default "original". */
+  responseFormat?: ResponseFormat;
+  /** v2 only; default false. */
+  keyRotation?: boolean;
 }
 
 export interface TokenHandlerOptions extends SiteCredentials {
@@ -32,7 +39,8 @@ export interface TokenHandlerOptions extends SiteCredentials {
   onEvent?: (event: SiteEndpointEvent) => void;
 }
 
-// The policy is checked by the issuer with the strict rules, so here it only has to be present or not.
+// The policy and its v2 options are checked by the issuer with the strict rules, so here they only
+// have to be present or not.
 const grantSchema = z.strictObject({
   allow: z.literal(true),
   userId: z
@@ -40,6 +48,8 @@ const grantSchema = z.strictObject({
     .min(1, 'must not be empty')
     .optional(),
   policy: z.unknown().optional(),
+  responseFormat: z.unknown().optional(),
+  keyRotation: z.unknown().optional(),
 }) as unknown as z.ZodType<TokenGrant>;
 
 /**
@@ -52,12 +62,12 @@ export function createTokenHandler(options: TokenHandlerOptions): WebHandler {
   return createSiteEndpoint<TokenGrant>({
     ...options,
     allowSchema: grantSchema,
-    produce: (grant, asked) =>
-      issuer.issue({
-        cid: asked.cid,
-        drmType: asked.drmType,
-        ...(grant.userId === undefined ? {} : { userId: grant.userId }),
-        ...(grant.policy === undefined ? {} : { policy: grant.policy }),
-      }),
+    produce: ({ allow: _allow, ...grant }, asked) =>
+      issuer.issue({ cid: asked.cid, drmType: asked.drmType, ...defined(grant) }),
   });
+}
+
+/** The members that are set: the issuer treats an absent option and an undefined one alike anyway. */
+function defined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

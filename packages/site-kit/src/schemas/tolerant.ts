@@ -37,8 +37,11 @@ export function parseTolerant<T>(
       issues: second.error.issues,
     };
   }
-  const warnings = unknown.map(
-    (issue) => `${describeIssues({ issues: [issue] } as z.ZodError, root)}: ignored`,
+  const warnings = unknown.flatMap((issue) =>
+    issue.keys.map((key) => {
+      const path = [root, ...issue.path.map(String), key].filter(Boolean).join('.');
+      return `${path}: unknown member, ignored (not in the token format; some builder added it)`;
+    }),
   );
   return { success: true, data: second.data, warnings };
 }

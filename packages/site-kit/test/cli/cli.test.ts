@@ -1,40 +1,14 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyLicenseToken } from '../../src/index.ts';
+import { cli } from '../support/cli.ts';
 import { vectors } from '../../../../test/support/vectors.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/multidrm.js');
 const v = vectors.token[0]!;
 const SITE = ['--site-id', v.site_id, '--site-key', v.site_key, '--access-key', v.access_key];
 const KEYS = ['--site-key', v.site_key, '--access-key', v.access_key];
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Spawns the real CLI, as a user's shell would. */
-function cli(
-  args: string[],
-  options: { stdin?: string; env?: Record<string, string> } = {},
-): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...options.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
-  });
-}
 
 describe('multidrm token create', () => {
   it('reproduces the vector token byte for byte', async () => {

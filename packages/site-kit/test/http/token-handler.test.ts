@@ -36,6 +36,27 @@ function setup(
 }
 
 describe('token handler', () => {
+  it('issues a v2 token when authorize returns a v2 policy, with its response format', async () => {
+    const { post } = setup(() => ({
+      allow: true,
+      userId: 'u1',
+      policy: { policy_version: 2, playback_policy: { persistent: false, license_duration: 600 } },
+      responseFormat: 'json',
+    }));
+    const response = await post({ cid: 'movie-1', drm_type: 'Widevine' });
+    expect(response.status).toBe(200);
+    const token = verifyLicenseToken(await response.text(), site);
+    expect(token).toMatchObject({
+      version: 2,
+      userId: 'u1',
+      cid: 'movie-1',
+      drmType: 'Widevine',
+      responseFormat: 'json',
+      keyRotation: false,
+      policy: { policy_version: 2, playback_policy: { persistent: false, license_duration: 600 } },
+    });
+  });
+
   it('answers a token for the signed-in user, as text/plain that is never cached', async () => {
     let cookie: string | null = null;
     const { post } = setup((request, asked) => {

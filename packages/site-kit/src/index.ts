@@ -13,6 +13,8 @@ export {
   externalKeySchema,
   tokenPolicySchema,
   lenientTokenPolicySchema,
+  PLAYBACK_POLICY_DEFAULTS,
+  SECURITY_POLICY_DEFAULTS,
   playbackPolicyConflicts,
   type PlaybackPolicy,
   type SecurityPolicy,
@@ -79,6 +81,7 @@ export {
 export { type GatewayFormat, type GatewayRequest } from './gateway/request.ts';
 export {
   SUCCESS_CODE,
+  answerNonce,
   type GatewayAnswer,
   type JsonGatewayAnswer,
   type XmlGatewayAnswer,
@@ -105,6 +108,7 @@ export {
   GATEWAY_ERROR_CODES,
   GATEWAY_ERROR_MESSAGES,
   type GatewayErrorCode,
+  type GatewayErrorKind,
 } from './gateway/codes.ts';
 export { type GatewayEvent, type GatewayEventListener } from './gateway/events.ts';
 export {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createCipheriv, createDecipheriv, type KeyObject } from 'node:crypto';
 import { SiteKitError } from '../errors.ts';
 import { decodeBase64 } from './base64.ts';
@@ -28,6 +29,33 @@ export function encryptWithKey(plaintext: string, key: KeyObject): string {
 /** Reverses `encrypt`. Wrong keys and damaged ciphertexts fail with DECRYPT_FAILED, never an OpenSSL text. */
 export function decrypt(ciphertext: string, siteKey: SiteKeyInput): string {
   return decryptWithKey(ciphertext, toAesKey(siteKey));
+}
+
+/**
+ * Decrypts without failing on the padding: the PKCS7 check runs over the last block without an
+ * early exit and its outcome is only reported, so a caller can treat a bad padding exactly like
+ * a bad plaintext (same path, same cost). The spec's AES-CBC has a fixed IV and no MAC; any
+ * observable difference between the two is a padding oracle that decrypts captured messages.
+ * Only the base64 form and the length (both visible in the ciphertext itself) fail early.
+ */
+export function openWithKey(ciphertext: string, key: KeyObject): { text: string; intact: boolean } {
+  const bytes = decodeBase64(ciphertext, 'The ciphertext');
+  if (bytes.length === 0 || bytes.length % BLOCK !== 0) {
+    throw new SiteKitError(
+      'DECRYPT_FAILED',
+      `The ciphertext is ${bytes.length} bytes; AES-256-CBC output is a non-zero multiple of ${BLOCK} bytes, so it was cut or is not an encrypted message.`,
+    );
+  }
+  const decipher = createDecipheriv('aes-256-cbc', key, IV).setAutoPadding(false);
+  const plain = Buffer.concat([decipher.update(bytes), decipher.final()]);
+  const pad = plain[plain.length - 1] as number;
+  let bad = Number(pad === 0) | Number(pad > BLOCK);
+  for (let i = 1; i <= BLOCK; i++) {
+    // Every byte of the last block is looked at; only those inside the padding must equal it.
+    bad |= Number(i <= pad) & Number(plain[plain.length - i] !== pad);
+  }
+  const body = plain.subarray(0, plain.length - (bad ? 0 : pad));
+  return { text: body.toString('utf8'), intact: bad === 0 && isUtf8(body) };
 }
 
 /** `decrypt` with a key already checked by `toAesKey`. */

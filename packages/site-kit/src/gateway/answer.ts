@@ -17,9 +17,11 @@ export const SUCCESS_CODE = '0000';
 
 export interface JsonGatewayAnswer {
   format: 'json';
+  /** "0000" success, else a numeric code defined by the site (any number of digits). */
   error_code: string;
   error_message: string;
-  nonce: string;
+  /** Always sent by site-kit; required in an allowing answer, a refusal may lack it. */
+  nonce?: string;
   response_user_id?: string;
   playback_policy?: PlaybackPolicy;
   security_policy?: SecurityPolicy;
@@ -30,7 +32,8 @@ export interface XmlGatewayAnswer {
   format: 'xml';
   ERROR: string;
   ERRMSG: string;
-  NONCE: string;
+  /** Required in an allowing answer, a refusal may lack it. */
+  NONCE?: string;
   LIMIT?: 'Y' | 'N';
   PD_START?: string;
   PD_END?: string;
@@ -39,39 +42,70 @@ export interface XmlGatewayAnswer {
   PACKINFO?: { KEYID: string; KEY: string; IV?: string };
 }
 
+/**
+ * The nonce of an answer, or undefined for a refusal that carries none: a refusal without nonce
+ * still says no (the site's code must not be lost), an allowing answer without one is invalid.
+ */
+export function answerNonce(answer: GatewayAnswer): string | undefined {
+  return answer.format === 'json' ? answer.nonce : answer.NONCE;
+}
+
 /** The gateway's answer after decryption, in the format of the request it answers. */
 export type GatewayAnswer = JsonGatewayAnswer | XmlGatewayAnswer;
 
-const code = z
+// The JSON type's failure code is "a numeric code defined by the site"; only the old XML type
+// fixes it at 4 bytes.
+const jsonCode = z
+  .string({ error: mustBe('a string of digits') })
+  .regex(/^\d+$/, 'must be a numeric code ("0000" is success)');
+const xmlCode = z
   .string({ error: mustBe('a string of 4 digits') })
   .regex(/^\d{4}$/, 'must be 4 digits ("0000" is success)');
 const str = z.string({ error: mustBe('a string') });
+
+/** Nonce and playback_policy are demanded of an allowing answer only; a refusal may lack both. */
+function requireOnSuccess(
+  success: boolean,
+  members: Record<string, unknown>,
+  ctx: z.core.$RefinementCtx,
+  answer: unknown,
+): void {
+  if (!success) return;
+  for (const [name, value] of Object.entries(members)) {
+    if (value === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'is required when the answer allows (error code "0000")',
+        input: answer,
+      });
+    }
+  }
+}
 
 // The license service applies the "applied only when" rules by precedence, so the answer is read with
 // the lenient playback rules, as a token's data is.
 export const jsonGatewayAnswerSchema = z
   .strictObject(
     {
-      error_code: code,
+      error_code: jsonCode,
       error_message: str,
       response_user_id: str.optional(),
       playback_policy: lenientPlaybackPolicySchema.optional(),
       security_policy: securityPolicySchema.optional(),
       external_key: externalKeySchema.optional(),
-      nonce: str,
+      nonce: str.optional(),
     },
     { error: mustBe('a JSON object') },
   )
-  .superRefine((answer, ctx) => {
-    if (answer.error_code === SUCCESS_CODE && answer.playback_policy === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['playback_policy'],
-        message: 'is required when error_code is "0000"',
-        input: answer,
-      });
-    }
-  });
+  .superRefine((answer, ctx) =>
+    requireOnSuccess(
+      answer.error_code === SUCCESS_CODE,
+      { playback_policy: answer.playback_policy, nonce: answer.nonce },
+      ctx,
+      answer,
+    ),
+  );
 
 const int = (min: number, max: number, meaning: string) =>
   z
@@ -86,33 +120,37 @@ const b64bytes16 = str.refine(
 );
 
 // Attribute names carry the parser's "@_" prefix; they are renamed when the answer is returned.
-export const xmlGatewayAnswerSchema = z.strictObject(
-  {
-    ERROR: code,
-    ERRMSG: str,
-    LIMIT: z.enum(['Y', 'N'], { error: mustBe('Y or N') }).optional(),
-    PD_START: timestampSchema.optional(),
-    PD_END: timestampSchema.optional(),
-    PC: z
-      .strictObject(
-        {
-          '@_HDCP': int(0, 1, '0 non-HDCP allowed, 1 HDCP only').optional(),
-          '@_CGMS-A': int(-1, 3, '-1 off, 0 to 3 copy control').optional(),
-          '@_APS': int(0, 3, '0 off, 1 to 3 AGC and colour stripe').optional(),
-        },
-        { error: mustBe('an element with attributes HDCP, CGMS-A, APS') },
-      )
-      .optional(),
-    PACKINFO: z
-      .strictObject(
-        { '@_KEYID': b64bytes16, '@_KEY': b64bytes16, '@_IV': b64bytes16.optional() },
-        { error: mustBe('an element with attributes KEYID, KEY and optionally IV') },
-      )
-      .optional(),
-    NONCE: str,
-  },
-  { error: mustBe('an element with child elements ERROR, ERRMSG, ..., NONCE') },
-);
+export const xmlGatewayAnswerSchema = z
+  .strictObject(
+    {
+      ERROR: xmlCode,
+      ERRMSG: str,
+      LIMIT: z.enum(['Y', 'N'], { error: mustBe('Y or N') }).optional(),
+      PD_START: timestampSchema.optional(),
+      PD_END: timestampSchema.optional(),
+      PC: z
+        .strictObject(
+          {
+            '@_HDCP': int(0, 1, '0 non-HDCP allowed, 1 HDCP only').optional(),
+            '@_CGMS-A': int(-1, 3, '-1 off, 0 to 3 copy control').optional(),
+            '@_APS': int(0, 3, '0 off, 1 to 3 AGC and colour stripe').optional(),
+          },
+          { error: mustBe('an element with attributes HDCP, CGMS-A, APS') },
+        )
+        .optional(),
+      PACKINFO: z
+        .strictObject(
+          { '@_KEYID': b64bytes16, '@_KEY': b64bytes16, '@_IV': b64bytes16.optional() },
+          { error: mustBe('an element with attributes KEYID, KEY and optionally IV') },
+        )
+        .optional(),
+      NONCE: str.optional(),
+    },
+    { error: mustBe('an element with child elements ERROR, ERRMSG, ..., NONCE') },
+  )
+  .superRefine((res, ctx) =>
+    requireOnSuccess(res.ERROR === SUCCESS_CODE, { NONCE: res.NONCE }, ctx, res),
+  );
 
 /** Turns a parsed XML RES element into the answer object with plain attribute names and defaults. */
 export function fromXmlElements(res: z.infer<typeof xmlGatewayAnswerSchema>): XmlGatewayAnswer {
@@ -120,7 +158,6 @@ export function fromXmlElements(res: z.infer<typeof xmlGatewayAnswerSchema>): Xm
     format: 'xml',
     ERROR: res.ERROR,
     ERRMSG: res.ERRMSG,
-    NONCE: '',
   };
   if (res.LIMIT !== undefined) answer.LIMIT = res.LIMIT;
   if (res.PD_START !== undefined) answer.PD_START = res.PD_START;
@@ -136,7 +173,7 @@ export function fromXmlElements(res: z.infer<typeof xmlGatewayAnswerSchema>): Xm
     answer.PACKINFO = { KEYID: res.PACKINFO['@_KEYID'], KEY: res.PACKINFO['@_KEY'] };
     if (res.PACKINFO['@_IV'] !== undefined) answer.PACKINFO.IV = res.PACKINFO['@_IV'];
   }
-  answer.NONCE = res.NONCE;
+  if (res.NONCE !== undefined) answer.NONCE = res.NONCE;
   return answer;
 }
 
@@ -172,6 +209,6 @@ export function serializeGatewayAnswer(answer: GatewayAnswer): string {
         ? { '@_KEYID': KEYID, '@_KEY': KEY }
         : { '@_KEYID': KEYID, '@_KEY': KEY, '@_IV': IV };
   }
-  res['NONCE'] = answer.NONCE;
+  if (answer.NONCE !== undefined) res['NONCE'] = answer.NONCE;
   return buildXml('RES', res);
 }

@@ -1,5 +1,6 @@
 import { formatTimestamp, parseTimestamp } from '../schemas/timestamp.ts';
 import { SUCCESS_CODE, type GatewayAnswer, type XmlGatewayAnswer } from './answer.ts';
+import { SECURITY_POLICY_DEFAULTS } from '../schemas/policy.ts';
 import type { GatewayDecision } from './decision.ts';
 import type { GatewayFormat } from './request.ts';
 
@@ -31,6 +32,12 @@ export function buildAnswer(
     return { ok: true, answer };
   }
   if (!decision.allow) {
+    if (decision.error_code.length !== 4) {
+      return {
+        ok: false,
+        reason: `error_code "${decision.error_code}" is not 4 digits, which the XML (old specification) answer requires; answer XML requests (request.format === 'xml') with a 4-digit code.`,
+      };
+    }
     return {
       ok: true,
       answer: { format, ERROR: decision.error_code, ERRMSG: decision.error_message, NONCE: nonce },
@@ -85,7 +92,8 @@ function buildXmlAnswer(decision: Allow, nonce: string, now: number): BuildResul
       reason: 'xml.pd_start is applied only when playback_policy.limit is true.',
     };
   }
-  const hdcp = security?.output_protect?.control_hdcp ?? 0;
+  const hdcp =
+    security?.output_protect?.control_hdcp ?? SECURITY_POLICY_DEFAULTS.output_protect.control_hdcp;
   answer.PC = { HDCP: hdcp === 0 ? 0 : 1, 'CGMS-A': xml.cgms_a ?? -1, APS: xml.aps ?? 0 };
   const cenc = keys?.mpeg_cenc;
   if (cenc !== undefined) {

@@ -31,7 +31,12 @@ export type GatewayDecision =
       response_user_id?: string;
       xml?: XmlExtras;
     }
-  | { allow: false; error_code: string; error_message: string };
+  | {
+      allow: false;
+      /** Digits, not "0000"; exactly 4 for an XML (old specification) request. */
+      error_code: string;
+      error_message: string;
+    };
 
 const xmlExtrasSchema = z.strictObject(
   {
@@ -67,9 +72,10 @@ export const gatewayDecisionSchema = z.discriminatedUnion(
     }),
     z.strictObject({
       allow: z.literal(false),
+      // Any numeric code in JSON answers; buildAnswer demands 4 digits for the old XML type.
       error_code: z
-        .string({ error: mustBe('a string of 4 digits') })
-        .regex(/^\d{4}$/, 'must be 4 digits')
+        .string({ error: mustBe('a string of digits') })
+        .regex(/^\d+$/, 'must be a numeric code defined by the site, such as "401" or "4031"')
         .refine((c) => c !== SUCCESS_CODE, 'must not be "0000", the success code'),
       error_message: z.string({ error: mustBe('a string') }).min(1, 'must not be empty (say why)'),
     }),

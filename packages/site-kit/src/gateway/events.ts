@@ -1,5 +1,5 @@
 import type { DrmType } from '../schemas/drm-type.ts';
-import type { GatewayErrorCode } from './codes.ts';
+import type { GatewayErrorKind } from './codes.ts';
 import type { GatewayFormat } from './request.ts';
 
 /**
@@ -30,7 +30,9 @@ export type GatewayEvent =
   | {
       /** An answer with a site-kit code (see GATEWAY_ERROR_CODES), sent encrypted. */
       type: 'error';
-      error_code: GatewayErrorCode;
+      kind: GatewayErrorKind;
+      /** The code sent: the kind's default or the one the site chose in `errorCodes`. */
+      error_code: string;
       format: GatewayFormat;
       nonce?: string;
       reason: string;

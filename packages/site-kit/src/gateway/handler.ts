@@ -9,7 +9,7 @@ import { toWebHandler, type WebHandler } from '../http/web.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { serializeGatewayAnswer, type GatewayAnswer } from './answer.ts';
 import { buildAnswer } from './build-answer.ts';
-import { GATEWAY_ERROR_CODES, GATEWAY_ERROR_MESSAGES, type GatewayErrorCode } from './codes.ts';
+import { errorMessage, resolveErrorCodes, type GatewayErrorKind } from './codes.ts';
 import { gatewayDecisionSchema, type GatewayDecision } from './decision.ts';
 import { emitter, type GatewayEventListener } from './events.ts';
 import { readGatewayRequest } from './read-request.ts';
@@ -26,6 +26,16 @@ export interface GatewayHandlerOptions {
   onEvent?: GatewayEventListener;
   /** The clock for PD_START / PD_END of XML answers; default Date.now. */
   now?: () => number;
+  /**
+   * The codes site-kit answers with when `authorize` never decided (defaults 9001, 9002, 9003, see
+   * GATEWAY_ERROR_CODES); pick others when the site's own codes use these.
+   */
+  errorCodes?: Partial<Record<GatewayErrorKind, string>>;
+  /**
+   * Receives what `authorize` threw, as thrown: it is the site's own error and may hold anything.
+   * `onEvent` gets only its class name.
+   */
+  onAuthorizeError?: (error: unknown, request: GatewayRequest) => void;
 }
 
 // One answer, identical in status, headers and body, for every body that cannot be decrypted and
@@ -44,6 +54,7 @@ export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler
   const maxBytes = checkMaxBodyBytes(options.maxBodyBytes);
   const emit = emitter(options.onEvent);
   const now = options.now ?? Date.now;
+  const codes = resolveErrorCodes(options.errorCodes);
 
   const badRequest = (reason: string): Answer => {
     emit({ type: 'rejected', status: 400, reason });
@@ -51,13 +62,14 @@ export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler
   };
 
   const failure = (
-    code: GatewayErrorCode,
+    kind: GatewayErrorKind,
     format: GatewayFormat,
     nonce: string | undefined,
     reason: string,
   ): Answer => {
-    emit({ type: 'error', error_code: code, format, nonce, reason });
-    const message = GATEWAY_ERROR_MESSAGES[code];
+    const code = codes[kind];
+    emit({ type: 'error', kind, error_code: code, format, nonce, reason });
+    const message = errorMessage(kind);
     const answer: GatewayAnswer =
       format === 'json'
         ? { format, error_code: code, error_message: message, nonce: nonce ?? '' }
@@ -81,7 +93,7 @@ export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler
     const read = readGatewayRequest(data, key);
     if (!read.ok) {
       if (read.stage === 'unreadable') return badRequest(read.reason);
-      return failure(GATEWAY_ERROR_CODES.INVALID_REQUEST, read.format, read.nonce, read.reason);
+      return failure('INVALID_REQUEST', read.format, read.nonce, read.reason);
     }
     const req = read.request;
     emit({
@@ -99,17 +111,18 @@ export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler
     try {
       decided = await authorize({ ...req });
     } catch (error) {
+      reportAuthorizeError(options.onAuthorizeError, error, req);
       return failure(
-        GATEWAY_ERROR_CODES.AUTHORIZE_FAILED,
+        'AUTHORIZE_FAILED',
         req.format,
         req.nonce,
-        `authorize threw: ${describeThrown(error)}`,
+        `authorize threw ${kindOf(error)}; the error itself went to onAuthorizeError`,
       );
     }
     const parsed = gatewayDecisionSchema.safeParse(decided);
     if (!parsed.success) {
       return failure(
-        GATEWAY_ERROR_CODES.INVALID_DECISION,
+        'INVALID_DECISION',
         req.format,
         req.nonce,
         `authorize answered a decision that breaks the spec: ${describeIssues(parsed.error, 'decision')}.`,
@@ -118,7 +131,7 @@ export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler
     const decision = parsed.data as GatewayDecision;
     const built = buildAnswer(decision, req.format, req.nonce, now());
     if (!built.ok) {
-      return failure(GATEWAY_ERROR_CODES.INVALID_DECISION, req.format, req.nonce, built.reason);
+      return failure('INVALID_DECISION', req.format, req.nonce, built.reason);
     }
     emit({
       type: 'decision',
@@ -137,8 +150,20 @@ function encrypted(answer: GatewayAnswer, key: KeyObject): Answer {
   return textAnswer(200, encryptWithKey(serializeGatewayAnswer(answer), key));
 }
 
-// Only the error's name and first line of message: a stack would name the site's files.
-function describeThrown(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message.split('\n')[0] ?? ''}`;
-  return typeof error === 'string' ? (error.split('\n')[0] ?? '') : typeof error;
+// The class only: a message is the site's own text and may carry a secret or a user's data.
+function kindOf(error: unknown): string {
+  if (error instanceof Error) return `an error of class ${error.constructor.name || 'Error'}`;
+  return `a non-Error value (${error === null ? 'null' : typeof error})`;
+}
+
+function reportAuthorizeError(
+  listener: GatewayHandlerOptions['onAuthorizeError'],
+  error: unknown,
+  request: GatewayRequest,
+): void {
+  try {
+    listener?.(error, { ...request });
+  } catch {
+    // The site's error reporter failing must not change the answer.
+  }
 }

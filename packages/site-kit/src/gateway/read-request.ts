@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { decryptWithKey } from '../crypto/aes.ts';
+import { openWithKey } from '../crypto/aes.ts';
 import { SiteKitError } from '../errors.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import {
@@ -20,16 +20,26 @@ export type ReadOutcome =
   | { ok: false; stage: 'unreadable'; reason: string }
   | { ok: false; stage: 'invalid'; format: GatewayFormat; nonce?: string; reason: string };
 
-/** Decrypts the base64 `data` value and validates the JSON or XML request inside. */
+/**
+ * Decrypts the base64 `data` value and validates the JSON or XML request inside. A bad padding takes
+ * the path of a bad plaintext: the text is parsed all the same, then one failure branch answers.
+ */
 export function readGatewayRequest(data: string, key: KeyObject): ReadOutcome {
-  let plaintext: string;
+  let opened: { text: string; intact: boolean };
   try {
-    plaintext = decryptWithKey(data, key);
+    opened = openWithKey(data, key);
   } catch (error) {
     const reason = error instanceof SiteKitError ? error.message : 'decryption failed';
     return { ok: false, stage: 'unreadable', reason };
   }
-  return readPlaintext(plaintext);
+  const outcome = readPlaintext(opened.text);
+  if (opened.intact) return outcome;
+  return {
+    ok: false,
+    stage: 'unreadable',
+    reason:
+      'Decryption failed (bad PKCS7 padding, or not UTF-8): the site key is wrong or the body was changed.',
+  };
 }
 
 /** Tells JSON from XML by the first character and validates the request it holds. */

@@ -56,6 +56,18 @@ export const outputProtectSchema = obj({
     .optional(),
 });
 
+/**
+ * The spec's defaults for what a policy leaves out, in one place: what the license service applies,
+ * what the emulator reports, what the XML answer writes. Nothing injects them into a token or answer.
+ */
+export const PLAYBACK_POLICY_DEFAULTS = { limit: false, persistent: false } as const;
+export const SECURITY_POLICY_DEFAULTS = {
+  hardware_drm: false,
+  allow_mobile_abnormal_device: false,
+  playready_security_level: 150,
+  output_protect: { allow_external_display: false, control_hdcp: 0 },
+} as const;
+
 export const securityPolicySchema = obj({
   hardware_drm: flag.optional(),
   output_protect: outputProtectSchema.optional(),

@@ -188,11 +188,11 @@ describe('answers', () => {
   it('refuses a success answer without playback_policy and a bad code, naming the field', () => {
     const noPolicy = encrypt('{"error_code":"0000","error_message":"ok","nonce":"n"}', KEY);
     expect(failure(() => decodeGatewayResponse(noPolicy, 'json', KEY)).message).toContain(
-      'answer.playback_policy: is required when error_code is "0000"',
+      'answer.playback_policy: is required when the answer allows (error code "0000")',
     );
-    const badCode = encrypt('{"error_code":"12","error_message":"no","nonce":"n"}', KEY);
+    const badCode = encrypt('{"error_code":"12a","error_message":"no","nonce":"n"}', KEY);
     expect(failure(() => decodeGatewayResponse(badCode, 'json', KEY)).message).toContain(
-      'answer.error_code: must be 4 digits',
+      'answer.error_code: must be a numeric code ("0000" is success)',
     );
     const badHdcp = encrypt(
       '<?xml version="1.0"?><RES><ERROR>0000</ERROR><ERRMSG>ok</ERRMSG><PC HDCP="2"/><NONCE>n</NONCE></RES>',

@@ -241,16 +241,30 @@ describe('gateway handler: encrypted errors', () => {
     });
   });
 
-  it('answers 9002 when authorize throws, with no trace of the error in the answer', async () => {
-    const { post, events } = setup(() => {
-      throw new Error('database is down at /srv/site/db.ts:12');
-    });
+  it('answers 9002 when authorize throws; onEvent gets the class, onAuthorizeError the error', async () => {
+    const thrown = new TypeError('password=hunter2 in /srv/site/db.ts:12');
+    const reported: unknown[] = [];
+    const { post, events } = setup(
+      () => {
+        throw thrown;
+      },
+      { onAuthorizeError: (error, request) => reported.push(error, request.cid) },
+    );
     const response = await post(encodeGatewayRequest(jsonRequest, KEY));
     const answer = await answerOf(response, 'json');
     expect(answer).toMatchObject({ error_code: '9002', nonce: 'nonce-json' });
-    expect(JSON.stringify(answer)).not.toContain('database');
-    expect(events.at(-1)).toMatchObject({ type: 'error', error_code: '9002' });
-    expect((events.at(-1) as { reason: string }).reason).toContain('database is down');
+    expect(JSON.stringify(answer)).not.toContain('hunter2');
+    expect(events.at(-1)).toMatchObject({
+      type: 'error',
+      kind: 'AUTHORIZE_FAILED',
+      error_code: '9002',
+    });
+    const reason = (events.at(-1) as { reason: string }).reason;
+    expect(reason).toBe(
+      'authorize threw an error of class TypeError; the error itself went to onAuthorizeError',
+    );
+    expect(JSON.stringify(events)).not.toContain('hunter2');
+    expect(reported).toEqual([thrown, jsonRequest.cid]);
   });
 
   it('answers 9003 for a decision that breaks the strict rules, naming the field in onEvent', async () => {

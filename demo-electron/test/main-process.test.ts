@@ -78,7 +78,12 @@ class FakeIpcMain {
 const APP = 'http://127.0.0.1:4321';
 
 describe('window options', () => {
-  const options = windowOptions('/app/dist/preload/index.cjs');
+  const options = windowOptions('/app/dist/preload/index.cjs', { development: false });
+  test('DevTools only in a development run, never in a packaged app', () => {
+    expect(options.webPreferences?.devTools).toBe(false);
+    const dev = windowOptions('/app/dist/preload/index.cjs', { development: true });
+    expect(dev.webPreferences?.devTools).toBe(true);
+  });
   test('isolate the page: context isolation, sandbox, no Node, web security, no webview', () => {
     expect(options.webPreferences).toMatchObject({
       preload: '/app/dist/preload/index.cjs',
@@ -242,6 +247,7 @@ describe('runDemoApp with a fake Electron', () => {
   }
   const ipc = new FakeIpcMain();
   const session = new FakeSession();
+  const devWindow = (preload: string) => windowOptions(preload, { development: true });
   const electron: ElectronLike<ReturnType<typeof windowOptions>> = {
     app: {
       whenReady: async () => undefined,
@@ -261,7 +267,7 @@ describe('runDemoApp with a fake Electron', () => {
     running = await runDemoApp(electron, {
       preloadPath: '/app/dist/preload/index.cjs',
       stack: { rendererDir: '/unused', contentDir: '/unused' },
-      windowOptions,
+      windowOptions: devWindow,
       // The real stack, with a stand-in page: only the renderer directory differs.
       startStack: async (options) => {
         expect(options.shell).toBe('electron');
@@ -277,7 +283,7 @@ describe('runDemoApp with a fake Electron', () => {
 
   test("opens one window with the hardened options and loads the stack's page", () => {
     expect(created).toHaveLength(1);
-    expect(created[0]?.options).toEqual(windowOptions('/app/dist/preload/index.cjs'));
+    expect(created[0]?.options).toEqual(devWindow('/app/dist/preload/index.cjs'));
     expect(created[0]?.window.loaded).toEqual([running.stack.url]);
     expect(created[0]?.window.shown).toBe(true);
   });

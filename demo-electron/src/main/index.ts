@@ -28,7 +28,7 @@ runDemoApp(electron, {
     ...demoPaths(appPath, app.isPackaged ? process.resourcesPath : undefined),
     realService: realServiceFromEnv(process.env),
   },
-  windowOptions,
+  windowOptions: (preload) => windowOptions(preload, { development: !app.isPackaged }),
 }).catch((error: unknown) => {
   console.error(
     `The demo could not start: ${error instanceof Error ? error.message : String(error)}`,

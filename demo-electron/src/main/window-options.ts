@@ -2,9 +2,13 @@ import type { BrowserWindowConstructorOptions } from 'electron';
 
 /**
  * The window's options: the renderer gets no Node, runs sandboxed in its own JavaScript world, and
- * reaches main only through the preload's named functions.
+ * reaches main only through the preload's named functions. DevTools only in a development run: in a
+ * packaged app they would hand anyone at the keyboard the page's tokens and the contract's calls.
  */
-export function windowOptions(preloadPath: string): BrowserWindowConstructorOptions {
+export function windowOptions(
+  preloadPath: string,
+  { development }: { development: boolean },
+): BrowserWindowConstructorOptions {
   return {
     width: 1320,
     height: 880,
@@ -26,7 +30,7 @@ export function windowOptions(preloadPath: string): BrowserWindowConstructorOpti
       webviewTag: false,
       navigateOnDragDrop: false,
       spellcheck: false,
-      devTools: true,
+      devTools: development,
     },
   };
 }

@@ -43,8 +43,8 @@ export function createHttpApi(api: DemoApi, appOrigin: () => string) {
         'Send content-type: application/json.',
       );
     }
-    const text = await request.text();
-    if (text.length > MAX_BODY) {
+    const text = await readLimited(request, MAX_BODY);
+    if (text === undefined) {
       return refusal(413, 'PAYLOAD_TOO_LARGE', `The body is over ${MAX_BODY} bytes.`, 'Send less.');
     }
     let body: unknown;
@@ -63,4 +63,25 @@ export function createHttpApi(api: DemoApi, appOrigin: () => string) {
     const method = api[call] as (...args: unknown[]) => Promise<Result<unknown>>;
     return answer(200, await method(...(parsed.args as unknown[])));
   };
+}
+
+/** The body as text, or undefined once it passes `max` bytes: reading stops there, not at the end. */
+async function readLimited(request: Request, max: number): Promise<string | undefined> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > max) return undefined;
+  if (request.body === null) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,6 +1,7 @@
 // Bundle size of @multidrm/player's own code (shaka-player and axios are external): builds the
 // library with vite's API into a temp dir, unminified and minified, and prints raw, minified and
-// gzipped bytes against the 6 KB (6144 bytes) gzip budget.
+// gzipped bytes against the 7.5 KiB (7680 bytes) gzip budget (6 KiB until the license service's
+// dialect, sessions, offline and the header check came in; the README says what each KiB buys).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
 import { libraryBuild } from '../vite.config.ts';
 
-export const BUDGET_GZIP = 6 * 1024;
+export const BUDGET_GZIP = 7.5 * 1024;
 
 export async function bundle(outDir: string, minify: boolean): Promise<string> {
   await build({

@@ -1,11 +1,20 @@
 import axios from 'axios';
 import { LicenseAuthError } from './errors.ts';
 import { createEmitter, type LicenseAuthEventName, type Listener } from './events.ts';
+import { createFailureCallback, type SessionHost } from './failure-callback.ts';
 import { normaliseCertificate } from './fairplay.ts';
+import { headerRequired, isLocalUrl } from './header-check.ts';
 import { drmTypeFor, SERVER_KEY_SYSTEMS, type DrmType } from './key-systems.ts';
 import { createLicenseFilters, type DownloadFailedEvent } from './license-filters.ts';
 import { resolveOptions, type LicenseAuthOptions } from './options.ts';
-import type { Player } from './shaka-types.ts';
+import {
+  RequestType,
+  type DrmConfiguration,
+  type NetworkingEngine,
+  type Player,
+  type ShakaResponse,
+  type Storage,
+} from './shaka-types.ts';
 import { createTokenCache } from './token-cache.ts';
 import { createSiteFetcher, withDeadline } from './token-client.ts';
 
@@ -25,22 +34,41 @@ export interface LicenseAuthHandle {
   on<K extends LicenseAuthEventName>(name: K, listener: Listener<K>): () => void;
 }
 
-type EventTargetLike = {
-  addEventListener(type: string, listener: (event: never) => void): void;
-  removeEventListener(type: string, listener: (event: never) => void): void;
-};
+/** What the handle uses of a shaka.Player, or of a shaka.offline.Storage (no events, no sessions). */
+interface Target extends SessionHost {
+  getNetworkingEngine(): NetworkingEngine | null;
+  getConfiguration(): { drm: DrmConfiguration };
+  configure(config: object): unknown;
+  addEventListener?(type: string, listener: (event: never) => void): void;
+  removeEventListener?(type: string, listener: (event: never) => void): void;
+}
 
 const FAIRPLAY = 'com.apple.fps';
+// One handle per networking engine: a Storage built on a player shares the player's, and a second
+// set of filters would send two tokens and wrap a FairPlay body twice.
+const engines = new WeakSet<object>();
 
-/** Attaches tokens (or gateway custom data) to the license requests of a Shaka player. */
-export function attachLicenseAuth(player: Player, options: LicenseAuthOptions): LicenseAuthHandle {
+const invalid = (rule: string) =>
+  new LicenseAuthError('INVALID_OPTIONS', `attachLicenseAuth(player, options): ${rule}.`);
+
+/**
+ * Attaches tokens (or gateway custom data) to the license requests of a Shaka player, or of a
+ * `shaka.offline.Storage` built without one (a Storage built on a player uses the player's).
+ */
+export function attachLicenseAuth(
+  player: Player | Storage,
+  options: LicenseAuthOptions,
+): LicenseAuthHandle {
   const opts = resolveOptions(options);
+  const target = player as unknown as Target;
   const net =
-    typeof player?.getNetworkingEngine === 'function' ? player.getNetworkingEngine() : null;
+    typeof target?.getNetworkingEngine === 'function' ? target.getNetworkingEngine() : null;
   if (!net) {
-    throw new LicenseAuthError(
-      'INVALID_OPTIONS',
-      'attachLicenseAuth(player, options): player must be a shaka.Player that is not destroyed.',
+    throw invalid('player must be a shaka.Player or shaka.offline.Storage that is not destroyed');
+  }
+  if (engines.has(net)) {
+    throw invalid(
+      'this networking engine has a handle already (a Storage built on a player shares the player’s): attach once, or detach() first',
     );
   }
   const emitter = createEmitter();
@@ -80,7 +108,7 @@ export function attachLicenseAuth(player: Player, options: LicenseAuthOptions): 
     });
 
   // Configuration the app left empty is filled in, and taken out again on detach.
-  const config = player.getConfiguration().drm;
+  const config = target.getConfiguration().drm;
   const servers: Record<string, string> = {};
   const wanted =
     typeof opts.licenseServer === 'string'
@@ -95,6 +123,15 @@ export function attachLicenseAuth(player: Player, options: LicenseAuthOptions): 
     if (!config.servers[keySystem]) {
       servers[keySystem] = url;
     }
+  }
+  if (!opts.headerGiven) {
+    const remote = [
+      ...Object.values(wanted),
+      ...Object.entries(config.servers)
+        .filter(([keySystem]) => drmTypeFor(keySystem, opts.drmTypes))
+        .map(([, url]) => url),
+    ].find((url) => !isLocalUrl(url));
+    if (remote) throw headerRequired(remote);
   }
   const advanced: Record<
     string,
@@ -114,13 +151,35 @@ export function attachLicenseAuth(player: Player, options: LicenseAuthOptions): 
         ? { serverCertificate: normaliseCertificate(certificate) }
         : { serverCertificateUri: certificateUrl };
   }
-  player.configure({ drm: { servers, advanced } });
+  const previousFailureCallback = config.failureCallback;
+  const failureCallback = createFailureCallback(
+    target,
+    previousFailureCallback,
+    emitter.emit,
+    opts.sessionRetries,
+  );
+  target.configure({ drm: { servers, advanced, failureCallback } });
 
+  // Re-sends with a fresh token, aborted on unload and detach like the token fetches they wait for.
+  const resends = new Set<{ abort(): unknown }>();
+  const abortResends = () => {
+    for (const pending of resends) void pending.abort();
+    resends.clear();
+  };
   const filters = createLicenseFilters({
     options: opts,
     emit: emitter.emit,
     getToken,
     invalidate: (cid, drmType, value) => cache.invalidate(keyOf(cid, drmType), value),
+    send: async (request) => {
+      const pending = net.request(RequestType.LICENSE, request);
+      resends.add(pending);
+      try {
+        return (await pending.promise) as ShakaResponse;
+      } finally {
+        resends.delete(pending);
+      }
+    },
     certificateUrl,
     onKeySystemUsed: (keySystem) => {
       lastKeySystem = keySystem;
@@ -128,12 +187,13 @@ export function attachLicenseAuth(player: Player, options: LicenseAuthOptions): 
   });
   net.registerRequestFilter(filters.requestFilter);
   net.registerResponseFilter(filters.responseFilter);
+  engines.add(net);
 
   let attached = true;
   const prefetch = async (request: PrefetchOptions = {}): Promise<boolean> => {
     if (!attached) return false;
     const cid = request.contentId ?? opts.contentId;
-    const drm = player.getConfiguration().drm;
+    const drm = target.getConfiguration().drm;
     const configured = Object.keys(drm.servers).filter((ks) => drmTypeFor(ks, opts.drmTypes));
     const keySystem =
       request.keySystem ??
@@ -149,16 +209,19 @@ export function attachLicenseAuth(player: Player, options: LicenseAuthOptions): 
   const listeners: Record<string, (event: never) => void> = {
     downloadfailed: (event: DownloadFailedEvent) => filters.onDownloadFailed(event),
     // Unloading must not wait for a slow site: Shaka waits for pending request filters.
-    unloading: () =>
+    unloading: () => {
       cache.abortAll(
         new LicenseAuthError('ABORTED', 'The player unloaded before the token arrived.'),
-      ),
+      );
+      abortResends();
+    },
     loading: () => {
       if (opts.autoPrefetch) prefetch().catch(() => undefined);
     },
   };
-  const target = player as unknown as EventTargetLike;
-  for (const [type, listener] of Object.entries(listeners)) target.addEventListener(type, listener);
+  // A Storage built without a player has no events: no 401/403 retry, no prefetch on loading.
+  for (const [type, listener] of Object.entries(listeners))
+    target.addEventListener?.(type, listener);
 
   return {
     prefetch,
@@ -168,14 +231,22 @@ export function attachLicenseAuth(player: Player, options: LicenseAuthOptions): 
       attached = false;
       net.unregisterRequestFilter(filters.requestFilter);
       net.unregisterResponseFilter(filters.responseFilter);
+      engines.delete(net);
       for (const [type, listener] of Object.entries(listeners))
-        target.removeEventListener(type, listener);
+        target.removeEventListener?.(type, listener);
       cache.destroy();
+      abortResends();
       emitter.clear();
       // Shaka resets a configuration entry given as undefined.
       const unset = (added: object) =>
         Object.fromEntries(Object.keys(added).map((k) => [k, undefined]));
-      player.configure({ drm: { servers: unset(servers), advanced: unset(advanced) } });
+      const restore =
+        target.getConfiguration().drm.failureCallback === failureCallback
+          ? { failureCallback: previousFailureCallback }
+          : {};
+      target.configure({
+        drm: { servers: unset(servers), advanced: unset(advanced), ...restore },
+      });
     },
   };
 }

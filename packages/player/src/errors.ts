@@ -9,7 +9,8 @@
  * | TOKEN_TIMEOUT         | the token did not arrive within `tokenTimeoutMs` (`TokenFetchError`)     |
  * | ABORTED               | the token fetch was cut short by `detach()` or `player.unload()`         |
  * | NO_CONTENT_ID         | no content ID could be found for a license request                       |
- * | LICENSE_SERVICE_ERROR | the license service answered with an error body (`LicenseServiceError`)  |
+ * | LICENSE_SERVICE_ERROR | the license service refused: `{"errorCode","message"}` (`LicenseServiceError`) |
+ * | LICENSE_RESPONSE      | a `json`-format license answer holds no license this package can read   |
  * | FAIRPLAY_CERTIFICATE  | the FairPlay certificate is missing, unreadable or failed to load        |
  * | FAIRPLAY_RESPONSE     | the FairPlay license answer holds no CKC                                 |
  */
@@ -20,6 +21,7 @@ export type LicenseAuthErrorCode =
   | 'ABORTED'
   | 'NO_CONTENT_ID'
   | 'LICENSE_SERVICE_ERROR'
+  | 'LICENSE_RESPONSE'
   | 'FAIRPLAY_CERTIFICATE'
   | 'FAIRPLAY_RESPONSE';
 
@@ -61,12 +63,16 @@ export class TokenFetchError extends LicenseAuthError {
 }
 
 export interface LicenseServiceErrorInfo {
-  /** The service's own code, e.g. `TOKEN_EXPIRED`. */
+  /** The service's code as digits, e.g. `7011` (sent as a string or a number). */
   errorCode: string;
   /** The service's own message. */
   serviceMessage: string;
-  /** The service's `detail` as sent (text, or an object such as the site's own refusal code). */
+  /** A `detail` member, as sent, when the server adds one (the service itself does not). */
   detail?: unknown;
+  /** 8002 (the site's gateway refused): the site's own code, from the `ERROR` inside `message`. */
+  siteErrorCode?: string;
+  /** 8002: the site's own text, from the `MESSAGE` inside `message`. */
+  siteErrorMessage?: string;
   /** HTTP status of the license answer (the service may send errors with 200). */
   status: number;
   url: string;
@@ -79,13 +85,14 @@ export class LicenseServiceError extends LicenseAuthError {
   declare readonly errorCode: string;
   declare readonly serviceMessage: string;
   declare readonly detail: unknown;
+  declare readonly siteErrorCode: string | undefined;
+  declare readonly siteErrorMessage: string | undefined;
   declare readonly status: number;
   declare readonly url: string;
   declare readonly keySystem: string;
 
   constructor(info: LicenseServiceErrorInfo, message: string) {
     super('LICENSE_SERVICE_ERROR', message);
-    const { errorCode, serviceMessage, detail, status, url, keySystem } = info;
-    Object.assign(this, { errorCode, serviceMessage, detail, status, url, keySystem });
+    Object.assign(this, info);
   }
 }

@@ -1,5 +1,6 @@
 import type { LicenseAuthError } from './errors.ts';
 import type { DrmType } from './key-systems.ts';
+import type { ShakaError } from './shaka-types.ts';
 import type { TokenSource } from './token-cache.ts';
 
 interface TokenEventBase {
@@ -25,6 +26,11 @@ export interface LicenseAuthEvents {
     tokenWaitMs: number;
     tokenSource: TokenSource;
     licenseRequestType: string | null;
+    /**
+     * The one re-send with a fresh token after a refusal a fresh token can fix (`freshTokenCodes`,
+     * HTTP 401/403). A license request is re-sent so at most once.
+     */
+    refreshed: boolean;
   };
   /** The license server answered (with a license or an error). */
   licenseAnswered: {
@@ -35,6 +41,21 @@ export interface LicenseAuthEvents {
     /** From sending to the answer. */
     durationMs: number;
     error?: LicenseAuthError;
+  };
+  /**
+   * A DRM session's license request failed (from Shaka's `drm.failureCallback`). Shaka raises its
+   * `error` event only when `dropped` is false: with several sessions it drops a failed one.
+   */
+  licenseFailed: {
+    /** The cause this package raised (`findLicenseAuthError`), if it was one of its own. */
+    error: LicenseAuthError | null;
+    /** Shaka's `LICENSE_REQUEST_FAILED` error. */
+    shakaError: ShakaError;
+    sessionId: string | undefined;
+    /** Shaka will not raise an `error` event for it (several sessions, or the app handled it). */
+    dropped: boolean;
+    /** The session is being started again with `player.retryLicensing()` (`sessionRetries`). */
+    retrying: boolean;
   };
 }
 

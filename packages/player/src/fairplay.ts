@@ -78,16 +78,20 @@ export function contentIdFromSkd(
 }
 
 /**
- * `drm.initDataTransform` for FairPlay: rebuilds skd init data as the CDM expects it, with the
- * content ID taken from the `skd://` URI and the certificate Shaka loaded:
+ * `drm.initDataTransform` for the legacy FairPlay path (`com.apple.fps.1_0`, WebKit's prefixed EME
+ * through Shaka's `apple` polyfill): rebuilds skd init data as that CDM expects it, with the content
+ * ID taken from the `skd://` URI and the certificate Shaka loaded:
  * `[len][skd URI, UTF-16LE][len][content ID, UTF-16LE][len][certificate]`, lengths 32-bit LE.
+ * Like Shaka's own default, it leaves init data alone on every other path (modern EME takes the
+ * skd URI as it is).
  */
 export function fairPlayInitDataTransform(
   initData: Uint8Array,
   initDataType: string,
   drmInfo: DrmInfo | null,
 ): Uint8Array {
-  if (initDataType !== 'skd') return initData;
+  const polyfill = (globalThis as { shakaMediaKeysPolyfill?: string }).shakaMediaKeysPolyfill;
+  if (initDataType !== 'skd' || polyfill !== 'apple') return initData;
   const cert = drmInfo?.serverCertificate;
   if (!cert || cert.length === 0) {
     throw new LicenseAuthError(

@@ -25,4 +25,5 @@ export {
   spcFormBody,
   unwrapCkc,
 } from './fairplay.ts';
-export { parseServiceError } from './service-error.ts';
+export { parseServiceError, type ServiceErrorBody } from './service-error.ts';
+export { readLicenseAnswer, type LicenseAnswer } from './license-answer.ts';

@@ -1,8 +1,10 @@
 import { toBytes } from './bytes.ts';
-import { LicenseAuthError, type LicenseServiceError } from './errors.ts';
+import { LicenseAuthError } from './errors.ts';
 import type { Emitter } from './events.ts';
 import { contentIdFromSkd, normaliseCertificate, spcFormBody, unwrapCkc } from './fairplay.ts';
+import { headerRequired, isLocalUrl } from './header-check.ts';
 import { drmTypeFor, isFairPlay, type DrmType } from './key-systems.ts';
+import { readLicenseAnswer } from './license-answer.ts';
 import type { ResolvedOptions } from './options.ts';
 import { parseServiceError, toServiceError, type ServiceErrorBody } from './service-error.ts';
 import {
@@ -11,14 +13,18 @@ import {
   type RequestFilter,
   type ResponseFilter,
   type ShakaRequest,
+  type ShakaResponse,
 } from './shaka-types.ts';
 import type { CachedToken } from './token-cache.ts';
+import { findLicenseAuthError } from './unwrap-error.ts';
 
 export interface FilterDeps {
   options: ResolvedOptions;
   emit: Emitter['emit'];
   getToken(cid: string, drmType: DrmType): Promise<CachedToken>;
   invalidate(cid: string, drmType: DrmType, value: string): void;
+  /** Sends a license request through the networking engine the filters are registered on. */
+  send(request: ShakaRequest): Promise<ShakaResponse>;
   /** Absolute URL of the FairPlay certificate whose answers are normalised, if configured. */
   certificateUrl: string | undefined;
   onKeySystemUsed(keySystem: string): void;
@@ -38,11 +44,12 @@ interface RequestState {
   cid: string;
   token?: string;
   sentAt: number;
-  /** The previous attempt was refused for its token: invalidate it and fetch another. */
+  /** The previous attempt was refused with HTTP 401/403: invalidate its token and fetch another. */
   renewToken: boolean;
+  /** A fresh token was tried for this license request already: the next refusal is final. */
   renewed: boolean;
   /** The service refused for good; resending would only fail again. */
-  refused?: LicenseServiceError;
+  refused?: LicenseAuthError;
   /** A request went out and its answer has not been reported yet. */
   awaiting: boolean;
 }
@@ -53,17 +60,24 @@ export interface LicenseFilters {
   onDownloadFailed(event: DownloadFailedEvent): void;
 }
 
+// EME message types that are license requests; an individualization request goes to a third party
+// and must not carry the token. Requests an app builds itself have no type and count as licenses.
+const LICENSE_MESSAGES = ['license-request', 'license-renewal', 'license-release'];
+
 export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   const { options, emit } = deps;
   const states = new WeakMap<ShakaRequest, RequestState>();
 
   const resolveCid = async (drmInfo: DrmInfo, request: ShakaRequest): Promise<string> => {
+    // FairPlay: skd init data (legacy and native HLS), else the skd:// URI Shaka's HLS parser puts
+    // in keySystemUris (HLS through MSE, where the init data is a sinf box).
+    const skd = isFairPlay(drmInfo.keySystem)
+      ? [request.initData, ...(drmInfo.keySystemUris ?? []), drmInfo.initData?.[0]?.initData]
+      : [];
     const cid =
       options.contentId ??
       (await options.getContentId?.(drmInfo, request)) ??
-      (isFairPlay(drmInfo.keySystem)
-        ? (contentIdFromSkd(request.initData) ?? contentIdFromSkd(drmInfo.initData?.[0]?.initData))
-        : undefined);
+      skd.map((source) => contentIdFromSkd(source)).find((id) => id);
     if (!cid) {
       throw new LicenseAuthError(
         'NO_CONTENT_ID',
@@ -119,6 +133,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       tokenWaitMs: state.sentAt - startedAt,
       tokenSource: token.source,
       licenseRequestType: request.licenseRequestType,
+      refreshed: state.renewed,
     });
   };
 
@@ -127,6 +142,8 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     const drmInfo = request.drmInfo;
     // `data:` URIs are Shaka's own ClearKey licenses, answered without a server.
     if (!drmInfo || request.uris.every((uri) => uri.startsWith('data:'))) return;
+    const kind = request.licenseRequestType;
+    if (kind && !LICENSE_MESSAGES.includes(kind)) return;
     const drmType = drmTypeFor(drmInfo.keySystem, options.drmTypes);
     if (!drmType) return;
     // Shaka runs the filters once more after the last attempt and then sends nothing: only a
@@ -136,22 +153,16 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       if (refused) throw refused;
       return;
     }
+    const uri = request.uris[request.attempt % request.uris.length] ?? '';
+    if (!options.headerGiven && !isLocalUrl(uri)) throw headerRequired(uri);
     return authorise(request, drmInfo, drmType);
   };
 
-  /** Reports the answer, and turns a service error body into a `LicenseServiceError`. */
-  const answer = (
-    state: RequestState,
-    status: number | undefined,
-    body: ServiceErrorBody | null,
-    url: string,
-  ) => {
-    const { keySystem, drmType, cid } = state;
-    const error = body
-      ? toServiceError(body, { keySystem, drmType, cid, status: status ?? 0, url })
-      : undefined;
-    if (!state.awaiting) return error;
+  /** Reports the answer to the request last sent (once), with the error it turned into. */
+  const report = (state: RequestState, status: number | undefined, error?: LicenseAuthError) => {
+    if (!state.awaiting) return;
     state.awaiting = false;
+    const { keySystem, drmType, cid } = state;
     emit('licenseAnswered', {
       keySystem,
       drmType,
@@ -160,7 +171,34 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       durationMs: options.now() - state.sentAt,
       ...(error && { error }),
     });
-    return error;
+  };
+
+  const refusal = (state: RequestState, body: ServiceErrorBody, status: number, url: string) =>
+    toServiceError(body, { ...state, status, url, afterFreshToken: state.renewed });
+
+  const canRefresh = (state: RequestState, body: ServiceErrorBody | null, status?: number) =>
+    !state.renewed &&
+    (status === 401 || status === 403 || options.freshTokenCodes.includes(body?.errorCode ?? ''));
+
+  /**
+   * A refusal a fresh token can fix: the same request (same body, same server) goes once more
+   * through the networking engine with a fresh token, and its answer replaces this one.
+   */
+  const resendWithFreshToken = async (
+    state: RequestState,
+    response: ShakaResponse,
+  ): Promise<void> => {
+    state.renewed = true;
+    if (state.token !== undefined) deps.invalidate(state.cid, state.drmType, state.token);
+    const copy: ShakaRequest = { ...response.originalRequest };
+    states.set(copy, { ...state, awaiting: false });
+    try {
+      const fresh = await deps.send(copy);
+      response.data = fresh.data;
+      response.status = fresh.status;
+    } catch (error) {
+      throw findLicenseAuthError(error) ?? error;
+    }
   };
 
   const responseFilter: ResponseFilter = (type, response) => {
@@ -172,20 +210,22 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     }
     const state = type === RequestType.LICENSE ? states.get(response.originalRequest) : undefined;
     if (!state) return;
-    let error: LicenseAuthError | undefined = answer(
-      state,
-      response.status ?? 200,
-      parseServiceError(response.data),
-      response.uri,
-    );
-    if (!error && isFairPlay(state.keySystem)) {
-      try {
-        response.data = unwrapCkc(toBytes(response.data));
-      } catch (e) {
-        error = e as LicenseAuthError;
+    const status = response.status ?? 200;
+    try {
+      const answer = readLicenseAnswer(response.data, state.keySystem, state.drmType);
+      if (answer.refusal) {
+        const error = refusal(state, answer.refusal, status, response.uri);
+        if (!canRefresh(state, answer.refusal)) throw error;
+        report(state, status, error);
+        return resendWithFreshToken(state, response);
       }
+      const license = answer.license ?? response.data;
+      response.data = isFairPlay(state.keySystem) ? unwrapCkc(toBytes(license)) : license;
+      report(state, status);
+    } catch (error) {
+      report(state, status, error as LicenseAuthError);
+      throw error;
     }
-    if (error) throw error;
   };
 
   const onDownloadFailed = (event: DownloadFailedEvent): void => {
@@ -195,11 +235,13 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     const status = event.httpResponseCode || undefined;
     // Shaka's BAD_HTTP_STATUS data: [uri, status, responseText, ...].
     const data = event.error?.data ?? [];
-    const error = answer(state, status, parseServiceError(data[2] as string), String(data[0]));
+    const body = parseServiceError(data[2] as string);
+    const error = body ? refusal(state, body, status ?? 0, String(data[0])) : undefined;
+    report(state, status, error);
     // Shaka runs the request filters once more even when no attempt is left, so a refusal thrown
     // there reaches the app in place of a bare HTTP status error.
     const attemptsLeft = event.request.attempt + 1 < event.request.retryParameters.maxAttempts;
-    if ((status === 401 || status === 403) && !state.renewed && attemptsLeft) {
+    if (attemptsLeft && canRefresh(state, body, status)) {
       state.renewToken = state.renewed = true;
     } else if (error) {
       state.refused = error;

@@ -29,8 +29,23 @@ export interface LicenseAuthOptions {
   getCustomData?: TokenFetcher;
   /** License server: one URL for Widevine, PlayReady and FairPlay, or a map per key system. */
   licenseServer?: string | Readonly<Record<string, string>>;
-  /** Request header that carries the token or custom data. Default `x-drm-custom-data`. */
+  /**
+   * Request header that carries the token or custom data: the name the license service's
+   * integration guide gives. Required unless every license server is local (`localhost`,
+   * `127.x.x.x`, `[::1]`), where the emulator's default `x-drm-custom-data` is used.
+   */
   header?: string;
+  /**
+   * Service codes a fresh token can fix: such a refusal fetches one fresh token and sends the
+   * license request once more. Default `['7011', '6001']` (token expired; timestamp in the future).
+   */
+  freshTokenCodes?: ReadonlyArray<string | number>;
+  /**
+   * How often one DRM session whose license request failed for a passing reason (the site or the
+   * network) is started again with `player.retryLicensing()`, when Shaka would otherwise drop it
+   * silently (several sessions). Default 1.
+   */
+  sessionRetries?: number;
   /** Key system (or key system prefix) to drm_type, over the built-in map. */
   drmTypes?: Readonly<Record<string, string>>;
   fairplay?: FairPlayOptions;
@@ -38,9 +53,15 @@ export interface LicenseAuthOptions {
   tokenTimeoutMs?: number;
   /** Retry of `tokenUrl`/`customDataUrl` fetches. */
   retry?: Partial<RetryPolicy>;
-  /** Token validity after arrival. Default 60 000 ms (the spec's 60 s). */
+  /**
+   * Token validity, counted from the start of its fetch. Default 60 000 ms (the main spec's 60 s;
+   * the service's current window is 600 s, adjustable per site: 60 s is the safe side).
+   */
   tokenLifetimeMs?: number;
-  /** Reuse a token only while this much of its life is left. Default 20 000 ms. */
+  /**
+   * The margin: a token is reused (renewals, key rotation, a second period, a retry) only while
+   * this much of its life is left, else a fresh one is fetched. Default 20 000 ms.
+   */
   tokenMinRemainingMs?: number;
   /** Prefetch the token when the player starts loading. Default true. */
   autoPrefetch?: boolean;
@@ -58,6 +79,10 @@ export interface ResolvedOptions {
   fetcher: TokenFetcher | undefined;
   licenseServer: LicenseAuthOptions['licenseServer'];
   header: string;
+  /** `header` was given (else the local default is used, for local license servers only). */
+  headerGiven: boolean;
+  freshTokenCodes: readonly string[];
+  sessionRetries: number;
   drmTypes: Readonly<Record<string, string>>;
   fairplay: FairPlayOptions | undefined;
   tokenTimeoutMs: number;
@@ -73,10 +98,11 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // What each option must be, by its type letter: s string, f function, n number >= 0, b boolean,
-// m map of key system to string, o object, a axios instance (a function).
+// m map of key system to string, o object, a axios instance (a function), l list of codes.
 const RULES =
   'contentId:s tokenUrl:s customDataUrl:s header:s getContentId:f getToken:f getCustomData:f now:f ' +
-  'tokenTimeoutMs:n tokenLifetimeMs:n tokenMinRemainingMs:n autoPrefetch:b drmTypes:m fairplay:o retry:o axios:a';
+  'tokenTimeoutMs:n tokenLifetimeMs:n tokenMinRemainingMs:n sessionRetries:n autoPrefetch:b ' +
+  'drmTypes:m fairplay:o retry:o axios:a freshTokenCodes:l';
 const MUST: Readonly<Record<string, string>> = {
   s: 'a non-empty string',
   f: 'a function',
@@ -85,6 +111,7 @@ const MUST: Readonly<Record<string, string>> = {
   m: 'a map of key system to string',
   o: 'an object',
   a: 'an axios instance',
+  l: 'a list of service codes',
 };
 
 function broken(rule: string, v: unknown): boolean {
@@ -92,6 +119,7 @@ function broken(rule: string, v: unknown): boolean {
   if (rule === 'n') return typeof v !== 'number' || !(v >= 0 && v < Infinity);
   if (rule === 'f' || rule === 'a') return typeof v !== 'function';
   if (rule === 'b') return typeof v !== 'boolean';
+  if (rule === 'l') return !Array.isArray(v) || v.some((c) => !/^\d+$/.test(String(c)));
   return !isObject(v) || (rule === 'm' && Object.values(v).some((s) => broken('s', s)));
 }
 
@@ -138,9 +166,13 @@ export function resolveOptions(input: unknown): ResolvedOptions {
     );
   }
 
-  const given = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  const given: Partial<ResolvedOptions> = Object.fromEntries(
+    Object.entries(o).filter(([, v]) => v !== undefined),
+  );
   return {
     header: 'x-drm-custom-data',
+    headerGiven: o.header !== undefined,
+    sessionRetries: 1,
     drmTypes: {},
     tokenTimeoutMs: 10_000,
     tokenLifetimeMs: 60_000,
@@ -152,5 +184,6 @@ export function resolveOptions(input: unknown): ResolvedOptions {
     url: o.tokenUrl ?? o.customDataUrl,
     fetcher: o.getToken ?? o.getCustomData,
     retry: { ...DEFAULT_RETRY, ...o.retry },
+    freshTokenCodes: (o.freshTokenCodes ?? [7011, 6001]).map(String),
   } as ResolvedOptions;
 }

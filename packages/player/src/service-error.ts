@@ -2,68 +2,119 @@ import { bytesToText, toBytes, type BufferLike } from './bytes.ts';
 import { LicenseServiceError } from './errors.ts';
 
 export interface ServiceErrorBody {
+  /** Digits as the service sends them (a string, or a number from some SDKs). */
   errorCode: string;
   message: string;
   detail?: unknown;
+  /** 8002: the site's own code and text, read from the JSON text inside `message`. */
+  siteErrorCode?: string;
+  siteErrorMessage?: string;
 }
 
-/**
- * Reads a license-service error body: JSON with an error code and a message, e.g.
- * `{"error_code":"TOKEN_EXPIRED","message":"...","detail":"..."}`. A license is never such an
- * object (ClearKey licenses are JSON with `keys`, FairPlay JSON wraps a `ckc`), so anything else is
- * `null`.
- */
-export function parseServiceError(
+/** The JSON object an answer holds, or `null` (binary licenses, XML, text, broken JSON). */
+export function readJsonObject(
   data: BufferLike | string | null | undefined,
-): ServiceErrorBody | null {
+): Record<string, unknown> | null {
   if (data == null) return null;
   const text = (typeof data === 'string' ? data : bytesToText(toBytes(data))).trim();
-  if (!text.startsWith('{') || text.length > 65536) return null;
-  let body: Record<string, unknown>;
+  if (!text.startsWith('{')) return null;
   try {
-    body = JSON.parse(text) as Record<string, unknown>;
+    const body: unknown = JSON.parse(text);
+    return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : null;
   } catch {
     return null;
   }
-  if (typeof body !== 'object' || body === null || 'keys' in body || 'ckc' in body) return null;
-  const code = body['error_code'] ?? body['errorCode'] ?? body['code'];
-  const message = body['message'] ?? body['error_message'];
+}
+
+/**
+ * The refusal in a parsed answer: the service sends `{"errorCode":"7011","message":"..."}` with
+ * HTTP 200; proxies and older servers spell the code `error_code` or `code`. A license is never
+ * such an object (ClearKey licenses hold `keys`, FairPlay JSON a `ckc`, json-format answers a
+ * `license`), and `0000` is the success code of gateway answers.
+ */
+export function refusalOf(body: Record<string, unknown> | null): ServiceErrorBody | null {
+  if (!body || 'keys' in body || 'ckc' in body || 'license' in body) return null;
+  const code = body['errorCode'] ?? body['error_code'] ?? body['code'];
   if ((typeof code !== 'string' && typeof code !== 'number') || String(code) === '0000')
     return null;
-  const detail = body['detail'];
+  const message = body['message'] ?? body['error_message'];
+  const said = typeof message === 'string' ? message : '';
+  // 8002 carries the site's gateway refusal as JSON text; anything else in it is kept as said.
+  const site = readJsonObject(said);
+  const siteCode = site?.['ERROR'];
+  const siteText = site?.['MESSAGE'];
   return {
     errorCode: String(code),
-    message: typeof message === 'string' ? message : '',
-    ...(detail !== undefined ? { detail } : {}),
+    message: said,
+    ...(body['detail'] !== undefined && { detail: body['detail'] }),
+    ...(siteCode != null && { siteErrorCode: String(siteCode) }),
+    ...(typeof siteText === 'string' && { siteErrorMessage: siteText }),
   };
 }
 
-// What the app can do about the codes the license service is known to send; anything else gets the
-// general advice.
+/** Reads a license-service refusal from an answer body; `null` when the body is not one. */
+export function parseServiceError(
+  data: BufferLike | string | null | undefined,
+): ServiceErrorBody | null {
+  return refusalOf(readJsonObject(data));
+}
+
+// What the app can do about a refusal, by the service's code (and the project's own 6xxx codes);
+// other codes get the general advice.
+const SITE_KEY = 'the site and the service disagree on the site key';
+const CID = 'check the cid (the one used at packaging)';
+const CLOCK = 'check the site clock (UTC)';
 const HINTS: Readonly<Record<string, string>> = {
-  TOKEN_EXPIRED: 'check the site clock (UTC) and fetch tokens close to playback',
-  TOKEN_NOT_YET_VALID: 'check the site clock (UTC)',
-  HASH_MISMATCH: 'the site and the service disagree on the site access key',
-  DECRYPT_FAILED: 'the site and the service disagree on the site key',
+  1003: 'check the site ID',
+  7001: CID,
+  7007: SITE_KEY,
+  7008: SITE_KEY,
+  7011: `${CLOCK} and the token's validity window`,
+  6001: CLOCK,
+  7012: CID,
+  7018: 'check drm_type (drmTypes)',
+  7019: 'the site and the service disagree on the site access key',
+  8002: "the site's gateway refused this user",
+  8701: "the service could not reach the site's gateway",
+  6003: 'the user has reached the concurrent stream limit',
+  8710: 'the playback period has not started',
+  8711: 'the playback period is over',
 };
 
 export function toServiceError(
   body: ServiceErrorBody,
-  context: { status: number; url: string; keySystem: string; drmType: string; cid?: string },
+  context: {
+    status: number;
+    url: string;
+    keySystem: string;
+    drmType: string;
+    cid?: string;
+    /** The refusal came back for the request re-sent with a fresh token. */
+    afterFreshToken?: boolean;
+  },
 ): LicenseServiceError {
+  const { errorCode, message, siteErrorCode, siteErrorMessage } = body;
   const hint =
-    HINTS[body.errorCode] ??
-    "check the site's settings (site ID, keys, drm_type) against the service's";
+    HINTS[errorCode] ?? "check the site's settings (site ID, keys, drm_type) against the service's";
   const what = context.cid ? ` for cid "${context.cid}"` : '';
-  const said = body.message ? `: ${body.message}` : '';
+  const said =
+    siteErrorCode !== undefined
+      ? `: site code ${siteErrorCode}${siteErrorMessage ? ` "${siteErrorMessage}"` : ''}`
+      : message
+        ? `: ${message}`
+        : '';
+  const again = context.afterFreshToken ? ', again with a fresh token' : '';
   return new LicenseServiceError(
     {
-      ...body,
-      serviceMessage: body.message,
+      errorCode,
+      serviceMessage: message,
+      detail: body.detail,
+      siteErrorCode,
+      siteErrorMessage,
       status: context.status,
       url: context.url,
       keySystem: context.keySystem,
     },
-    `The license service refused the ${context.drmType} license${what} (${body.errorCode}${said}, HTTP ${context.status}); ${hint}.`,
+    `The license service refused the ${context.drmType} license${what} (${errorCode}${said}, HTTP ${context.status}${again}); ${hint}.`,
   );
 }

@@ -6,6 +6,9 @@
 import type * as ShakaModule from 'shaka-player';
 
 export type Player = ShakaModule.default.Player;
+export type Storage = ShakaModule.default.offline.Storage;
+export type DrmSessionMetadata = ShakaModule.default.extern.DrmSessionMetadata;
+export type DrmConfiguration = ShakaModule.default.extern.DrmConfiguration;
 export type ShakaRequest = ShakaModule.default.extern.Request;
 export type ShakaResponse = ShakaModule.default.extern.Response;
 export type RequestContext = ShakaModule.default.extern.RequestContext;

@@ -1,7 +1,10 @@
 import { LicenseAuthError } from './errors.ts';
 
 export interface TokenCacheOptions {
-  /** How long a token is valid after it arrived (the spec: 60 s after its timestamp). */
+  /**
+   * How long a token is valid (the service: a window after its timestamp), counted from the start
+   * of its fetch: the site stamps it at some moment before it arrives, so that is the safe bound.
+   */
   lifetimeMs: number;
   /** A cached token is reused only while at least this much of its life is left. */
   minRemainingMs: number;
@@ -36,17 +39,18 @@ interface Flight {
 }
 
 export function createTokenCache(options: TokenCacheOptions): TokenCache {
-  const entries = new Map<string, { value: string; receivedAt: number }>();
+  const entries = new Map<string, { value: string; fetchedAt: number }>();
   const flights = new Map<string, Flight>();
   const reuseForMs = options.lifetimeMs - options.minRemainingMs;
 
   const start = (key: string, fetch: Fetch): Flight => {
     const controller = new AbortController();
+    const fetchedAt = options.now();
     // `fetch` must settle when its signal aborts (withDeadline guarantees it for any token source).
     const promise = fetch(controller.signal).then(
       (value) => {
         if (flights.get(key)?.controller === controller) {
-          entries.set(key, { value, receivedAt: options.now() });
+          entries.set(key, { value, fetchedAt });
           flights.delete(key);
         }
         return value;
@@ -64,7 +68,7 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
   return {
     async get(key, fetch) {
       const entry = entries.get(key);
-      if (entry && options.now() - entry.receivedAt < reuseForMs) {
+      if (entry && options.now() - entry.fetchedAt < reuseForMs) {
         return { value: entry.value, source: 'cache' };
       }
       const running = flights.get(key);

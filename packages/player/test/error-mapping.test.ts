@@ -96,7 +96,7 @@ describe('license service error bodies become LicenseServiceError', () => {
     detail: 'timestamp 2026-01-01T00:00:00Z',
   };
 
-  test('sent with HTTP 200', async () => {
+  test('an error_code body with HTTP 200 (a proxy of the service) is a refusal too', async () => {
     const { player, handle } = setup({}, { license: () => HttpResponse.json(body, cors()) });
     const answered = record(handle, 'licenseAnswered');
     const cause = filterError(await rejection(requestLicense(player))) as LicenseServiceError;
@@ -107,7 +107,7 @@ describe('license service error bodies become LicenseServiceError', () => {
       'timestamp 2026-01-01T00:00:00Z',
       200,
     ]);
-    expect(cause.message).toContain('check the site clock');
+    expect(cause.message).toContain("check the site's settings");
     expect(answered[0]?.error).toBe(cause);
   });
 

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { HttpResponse } from 'msw';
 import {
   contentIdFromSkd,
@@ -57,6 +57,38 @@ describe('FairPlay license requests through Shaka', () => {
     expect(h.seen.license.map((l) => l.header)).toEqual(Array(2).fill('token-1-FairPlay-movie-fp'));
     expect(h.seen.token).toEqual([{ cid: 'movie-fp', drm_type: 'FairPlay' }]);
     expect(bytes(response.data)).toEqual(CKC);
+  });
+
+  test('HLS through MSE: the cid comes from the skd:// URI in drmInfo.keySystemUris (sinf init data)', async () => {
+    const { player } = h.setup(
+      { contentId: undefined, fairplay: {} },
+      { license: () => HttpResponse.text(b64(CKC), cors()) },
+    );
+    const response = await requestLicense(player, {
+      keySystem: FPS,
+      body: SPC,
+      initData: new Uint8Array([0, 0, 0, 16, 0x73, 0x69, 0x6e, 0x66]), // a sinf box, no URI inside
+      initDataType: 'sinf',
+      keySystemUris: ['skd://movie-hls?iv=00'],
+    });
+    expect(bytes(response.data)).toEqual(CKC);
+    expect(h.seen.token).toEqual([{ cid: 'movie-hls', drm_type: 'FairPlay' }]);
+  });
+
+  test('without an skd:// URI anywhere the request fails with NO_CONTENT_ID before any token', async () => {
+    const { player } = h.setup({ contentId: undefined, fairplay: {} });
+    const cause = h.filterError(
+      await rejection(
+        requestLicense(player, {
+          keySystem: FPS,
+          body: SPC,
+          initDataType: 'sinf',
+          keySystemUris: [],
+        }),
+      ),
+    );
+    expect((cause as LicenseAuthError).code).toBe('NO_CONTENT_ID');
+    expect(h.seen.token).toEqual([]);
   });
 
   test.each([
@@ -138,7 +170,25 @@ describe('FairPlay helpers', () => {
     expect(contentIdFromSkd(null)).toBeNull();
   });
 
-  test('fairPlayInitDataTransform lays out URI, content ID and certificate with LE lengths', () => {
+  test('fairPlayInitDataTransform leaves init data alone unless the legacy apple polyfill is in use', () => {
+    const initData = new TextEncoder().encode('skd://ab');
+    const drmInfo = {
+      keySystem: 'com.apple.fps',
+      serverCertificate: new Uint8Array([1]),
+    } as Parameters<typeof fairPlayInitDataTransform>[2];
+    // Modern EME (and HLS through MSE) takes the skd URI as it is, as Shaka's own default does.
+    expect(fairPlayInitDataTransform(initData, 'skd', drmInfo)).toBe(initData);
+    expect(fairPlayInitDataTransform(initData, 'skd', null)).toBe(initData);
+    const player = new shaka.Player();
+    h.players.push(player);
+    const shakaDefault = player.getConfiguration().drm.initDataTransform!;
+    expect(shakaDefault(initData, 'skd', drmInfo)).toBe(initData);
+  });
+
+  test('fairPlayInitDataTransform lays out URI, content ID and certificate with LE lengths on the legacy path', () => {
+    const global = globalThis as { shakaMediaKeysPolyfill?: string };
+    global.shakaMediaKeysPolyfill = 'apple';
+    onTestFinished(() => void (global.shakaMediaKeysPolyfill = ''));
     const cert = new Uint8Array([1, 2, 3]);
     const initData = new TextEncoder().encode('skd://ab');
     const drmInfo = { serverCertificate: cert } as Parameters<typeof fairPlayInitDataTransform>[2];

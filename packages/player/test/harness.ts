@@ -106,13 +106,25 @@ export interface LicenseRequestInit {
   uri?: string;
   body?: Uint8Array;
   maxAttempts?: number;
-  licenseRequestType?: string;
+  licenseRequestType?: string | null;
   initData?: Uint8Array;
   initDataType?: string;
+  /** `drmInfo.keySystemUris`, as Shaka's HLS parser fills it (`skd://` URIs for FairPlay). */
+  keySystemUris?: string[];
+  sessionId?: string;
+  sessionType?: string;
 }
 
-/** A license request as Shaka's DRM engine builds it, sent through the player's NetworkingEngine. */
-export function requestLicense(player: Player, init: LicenseRequestInit = {}) {
+/** Anything with a networking engine: a shaka.Player or a shaka.offline.Storage. */
+export interface HasNetworkingEngine {
+  getNetworkingEngine(): Shaka.default.net.NetworkingEngine | null;
+}
+
+/**
+ * A license request as Shaka's DRM engine builds it (`sendLicenseRequest_`), sent through the
+ * networking engine of a player (or of a Storage).
+ */
+export function requestLicense(player: HasNetworkingEngine, init: LicenseRequestInit = {}) {
   const uri = init.uri ?? LICENSE_URL;
   const request = shaka.net.NetworkingEngine.makeRequest([uri], {
     ...FAST_RETRY,
@@ -120,9 +132,11 @@ export function requestLicense(player: Player, init: LicenseRequestInit = {}) {
   });
   request.method = 'POST';
   request.body = init.body ?? new Uint8Array([9, 9, 9]);
-  request.licenseRequestType = init.licenseRequestType ?? 'license-request';
+  request.licenseRequestType =
+    init.licenseRequestType === undefined ? 'license-request' : init.licenseRequestType;
   request.initData = init.initData ?? null;
   request.initDataType = init.initDataType ?? null;
+  request.sessionId = init.sessionId ?? 'session-1';
   request.drmInfo = {
     keySystem: init.keySystem ?? 'com.widevine.alpha',
     licenseServerUri: uri,
@@ -135,7 +149,8 @@ export function requestLicense(player: Player, init: LicenseRequestInit = {}) {
     keyIds: null,
     serverCertificate: null,
     serverCertificateUri: '',
-    sessionType: 'temporary',
+    sessionType: init.sessionType ?? 'temporary',
+    ...(init.keySystemUris && { keySystemUris: new Set(init.keySystemUris) }),
   };
   return player
     .getNetworkingEngine()!

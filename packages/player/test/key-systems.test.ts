@@ -64,7 +64,26 @@ describe('parseServiceError', () => {
     });
   });
 
+  test('reads the service refusal, its numeric spelling and the site refusal nested in 8002', () => {
+    expect(parseServiceError(enc({ errorCode: 7011, message: 'expired' }))).toEqual({
+      errorCode: '7011',
+      message: 'expired',
+    });
+    const nested = JSON.stringify({ ERROR: 4031, MESSAGE: 'Subscription ended' });
+    expect(parseServiceError(enc({ errorCode: '8002', message: nested }))).toEqual({
+      errorCode: '8002',
+      message: nested,
+      siteErrorCode: '4031',
+      siteErrorMessage: 'Subscription ended',
+    });
+    expect(parseServiceError(enc({ errorCode: '8002', message: '{not json' }))).toEqual({
+      errorCode: '8002',
+      message: '{not json',
+    });
+  });
+
   test.each([
+    ['a json-format license', { license: '0a0b', device_info: {}, errorCode: '7011' }],
     ['a ClearKey license', { keys: [], type: 'temporary', error_code: 'X' }],
     ['a FairPlay JSON CKC', { ckc: 'AAAA' }],
     ['a success code', { error_code: '0000', message: 'ok' }],

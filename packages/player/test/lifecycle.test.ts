@@ -152,6 +152,7 @@ describe('events', () => {
         tokenWaitMs: 120,
         tokenSource: 'network',
         licenseRequestType: 'license-request',
+        refreshed: false,
       },
     ]);
     expect(answered).toEqual([
@@ -242,6 +243,15 @@ describe('options are checked at attach time', () => {
       { contentId: 'c', tokenUrl: '/t', drmTypes: [] },
       'drmTypes must be a map of key system to string',
     ],
+    [
+      { contentId: 'c', tokenUrl: '/t', freshTokenCodes: ['TOKEN_EXPIRED'] },
+      'freshTokenCodes must be a list of service codes',
+    ],
+    [{ contentId: 'c', tokenUrl: '/t', freshTokenCodes: '7011' }, 'freshTokenCodes must be a list'],
+    [
+      { contentId: 'c', tokenUrl: '/t', sessionRetries: -1 },
+      'sessionRetries must be a number >= 0',
+    ],
   ])('%j is refused: %s', (options, part) => {
     expect(attach(options)).toThrow(part);
   });
@@ -254,7 +264,7 @@ describe('options are checked at attach time', () => {
 
   test('a player that is not a shaka.Player is refused', () => {
     expect(() => attachLicenseAuth({} as never, { contentId: 'c', tokenUrl: '/t' })).toThrow(
-      'player must be a shaka.Player',
+      'player must be a shaka.Player or shaka.offline.Storage',
     );
   });
 });

@@ -1,0 +1,64 @@
+import { toBase64 } from './bytes.ts';
+import { TokenFetchError } from './errors.ts';
+import type { Emitter } from './events.ts';
+import type { DrmSessionMetadata, ShakaError } from './shaka-types.ts';
+import { findLicenseAuthError } from './unwrap-error.ts';
+
+/** The session API of a shaka.Player (a shaka.offline.Storage has none). */
+export interface SessionHost {
+  getActiveSessionsMetadata?(): DrmSessionMetadata[];
+  retryLicensing?(metadata: DrmSessionMetadata): Promise<boolean>;
+}
+
+/**
+ * `drm.failureCallback`: Shaka calls it for every failed license request, and raises its `error`
+ * event only while a single session is open; a failed session among several is dropped without
+ * one. The app's own callback runs first; then the failure is reported as `licenseFailed`, and a
+ * dropped session that failed for a passing reason (the site or the network, not the service's
+ * verdict) is started again, at most `retries` times for the same init data.
+ */
+export function createFailureCallback(
+  host: SessionHost,
+  previous: ((error: ShakaError) => unknown) | undefined,
+  emit: Emitter['emit'],
+  retries: number,
+): (error: ShakaError) => void {
+  const retried = new Map<string, number>();
+  return (shakaError) => {
+    try {
+      previous?.(shakaError);
+    } catch (error) {
+      // The app's bug is reported outside; the failure is still reported and handled below.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+    const error = findLicenseAuthError(shakaError);
+    const metadata = (shakaError.data as unknown[] | undefined)?.[1] as
+      DrmSessionMetadata | undefined;
+    const handled = !!shakaError.handled;
+    // The failed session is still counted while Shaka calls this.
+    const dropped = handled || (host.getActiveSessionsMetadata?.().length ?? 0) > 1;
+    const key = metadata?.initData ? toBase64(metadata.initData) : '';
+    const count = retried.get(key) ?? 0;
+    const retrying =
+      dropped &&
+      !handled &&
+      !!key &&
+      count < retries &&
+      !!host.retryLicensing &&
+      (!error || error instanceof TokenFetchError);
+    if (retrying) {
+      retried.set(key, count + 1);
+      shakaError.handled = true;
+      host.retryLicensing!(metadata!).catch(() => undefined);
+    }
+    emit('licenseFailed', {
+      error,
+      shakaError,
+      sessionId: metadata?.sessionId,
+      dropped,
+      retrying,
+    });
+  };
+}

@@ -1,0 +1,49 @@
+import { fromBase64, utf8, type BufferLike } from './bytes.ts';
+import { LicenseAuthError } from './errors.ts';
+import { isFairPlay } from './key-systems.ts';
+import { readJsonObject, refusalOf, type ServiceErrorBody } from './service-error.ts';
+
+/**
+ * What a license answer is, read before the CDM sees it: a refusal, a `json`-format license
+ * (unwrapped to what the CDM takes), or (neither set) the license itself.
+ */
+export interface LicenseAnswer {
+  refusal?: ServiceErrorBody;
+  license?: Uint8Array;
+}
+
+export function readLicenseAnswer(
+  data: BufferLike,
+  keySystem: string,
+  drmType: string,
+): LicenseAnswer {
+  const body = readJsonObject(data);
+  const refusal = refusalOf(body);
+  if (refusal) return { refusal };
+  if (!body || !('license' in body)) return {};
+  const wrapped = body['license'];
+  const text =
+    typeof wrapped === 'string'
+      ? wrapped.trim()
+      : typeof wrapped === 'object' && wrapped !== null
+        ? JSON.stringify(wrapped)
+        : '';
+  // Widevine licenses travel as hex text; ClearKey (the license JSON), PlayReady and FairPlay as the
+  // text the CDM takes (FairPlay's base64 CKC is decoded afterwards, like a bare CKC answer).
+  const binary =
+    drmType === 'Widevine' && !keySystem.startsWith('org.w3.clearkey') && !isFairPlay(keySystem);
+  const license = !text
+    ? null
+    : !binary
+      ? utf8(text)
+      : /^(?:[\da-f]{2})+$/i.test(text)
+        ? Uint8Array.from(text.match(/../g) ?? [], (h) => parseInt(h, 16))
+        : fromBase64(text);
+  if (!license?.length) {
+    throw new LicenseAuthError(
+      'LICENSE_RESPONSE',
+      `The ${drmType} license answer is JSON whose "license" is ${binary ? 'neither hex nor base64' : 'empty'}: check the token's response_format and the license server.`,
+    );
+  }
+  return { license };
+}

@@ -224,7 +224,7 @@ describe('the HTTP API of the web mode', () => {
     expect(bad.status).toBe(400);
     const body = (await bad.json()) as Result<never>;
     expect(body.ok ? '' : body.error.code).toBe('INVALID_REQUEST');
-    expect(body.ok ? '' : body.error.message).toContain('arguments.0.mode');
+    expect(body.ok ? '' : body.error.message).toContain('Mode: must be one of');
   });
 });
 

@@ -83,6 +83,28 @@ export type CallArguments = { [K in DemoCall]: z.infer<(typeof argumentSchemas)[
 export type ParsedArguments<K extends DemoCall> =
   { ok: true; args: CallArguments[K] } | { ok: false; error: DemoError };
 
+// The page's own names for the fields, so a refusal speaks of what the user sees, not of the
+// contract's argument positions.
+const FIELD_LABELS: Record<string, string> = {
+  mode: 'Mode',
+  userId: 'User',
+  cid: 'Content',
+  'policy.limit': 'Limit',
+  'policy.timeRule': 'Time rule',
+  'policy.durationSeconds': 'Duration',
+  'policy.expireDate': 'Expire date',
+  'policy.persistent': 'Persistent',
+  'policy.hdcp': 'HDCP',
+  'policy.securityLevel': 'Security level',
+  'policy.externalKey': 'External key',
+  enabled: 'Use the real service',
+  licenseUrl: 'License server URL',
+  siteId: 'Site ID',
+  header: 'Header',
+  siteKey: 'Site key',
+  accessKey: 'Access key',
+};
+
 /** Parses the arguments of one call; a refusal names the field and never echoes a value. */
 export function parseArguments<K extends DemoCall>(call: K, args: unknown): ParsedArguments<K> {
   const parsed = argumentSchemas[call].safeParse(args);
@@ -91,8 +113,16 @@ export function parseArguments<K extends DemoCall>(call: K, args: unknown): Pars
     ok: false,
     error: {
       code: 'INVALID_REQUEST',
-      message: `${call}: ${describeIssues(parsed.error, 'arguments')}.`,
+      message: `${parsed.error.issues.map((issue) => describeField(call, issue)).join('; ')}.`,
       fix: 'Correct the named field on the page and try again.',
     },
   };
+}
+
+function describeField(call: DemoCall, issue: z.core.$ZodIssue): string {
+  const [position, ...field] = issue.path.map(String);
+  const label = position === '0' ? FIELD_LABELS[field.join('.')] : undefined;
+  if (label !== undefined) return `${label}: ${issue.message}`;
+  // Not a field of the page (a script called the API by hand): name the contract's path.
+  return `${call}: ${describeIssues(new z.ZodError([issue]), 'arguments')}`;
 }

@@ -1,29 +1,139 @@
 #!/usr/bin/env bash
-# Runs a workspace script (`./dev.sh test`, `./dev.sh demo`, `./dev.sh bench`, ...) on any machine
-# with npm: when Node >= 22.12 or pnpm is missing, it brings both from the npm registry into a folder
-# of its own (~/.cache/multidrm-tools) and installs the workspace's dependencies first.
+# Runs a workspace script or any pnpm command on any machine with npm: `./dev.sh test`,
+# `./dev.sh demo:web`, `./dev.sh exec multidrm --help`, `./dev.sh bench token`, ... (no argument:
+# `test`). When Node (22.18 or newer in 22, 24, or 26 and newer) or pnpm is missing, it brings Node 24
+# and pnpm from the npm registry into a folder of its own (~/.cache/multidrm-tools) and says how to put
+# them on your PATH; it installs the workspace's dependencies first. The test commands check for
+# Chromium and ffmpeg before anything is downloaded, and name the command that installs them.
 set -euo pipefail
-cd "$(dirname "$0")"
 
 tools="${MULTIDRM_TOOLS_DIR:-$HOME/.cache/multidrm-tools}"
 node_spec="node@24"
 pnpm_spec="pnpm@12.21.0"
 
-node_ok() {
-  command -v node >/dev/null 2>&1 &&
-    node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=12)?0:1)'
+# The floor: the sources run as .ts, and Node strips types by default from 22.18 on (22.12 to 22.17
+# fail with ERR_UNKNOWN_FILE_EXTENSION). Odd majors are left out because vitest supports only 22, 24
+# and 26+. $1 is what `node --version` prints, e.g. v22.18.0.
+node_version_ok() {
+  local version="${1#v}" major minor
+  major="${version%%.*}"
+  minor="${version#*.}"
+  minor="${minor%%.*}"
+  [[ "$major" =~ ^[0-9]+$ && "$minor" =~ ^[0-9]+$ ]] || return 1
+  ((major == 22 && minor >= 18)) || ((major == 24)) || ((major >= 26))
 }
 
-if ! node_ok || ! command -v pnpm >/dev/null 2>&1; then
-  if [ ! -x "$tools/node_modules/.bin/node" ] || [ ! -x "$tools/node_modules/.bin/pnpm" ]; then
-    echo "dev.sh: installing $node_spec and $pnpm_spec into $tools" >&2
-    mkdir -p "$tools"
-    npm install --prefix "$tools" --no-audit --no-fund --loglevel=error "$node_spec" "$pnpm_spec" >&2
-  fi
-  export PATH="$tools/node_modules/.bin:$PATH"
-fi
+node_ok() {
+  command -v node >/dev/null 2>&1 && node_version_ok "$(node --version 2>/dev/null || true)"
+}
 
-if [ ! -d node_modules ] || [ pnpm-lock.yaml -nt node_modules/.pnpm/lock.yaml ]; then
-  pnpm install --frozen-lockfile >&2
+# The command that installs the given packages (chromium, ffmpeg, npm) on this machine.
+install_command() {
+  local sudo="" commands=() name
+  [ "${EUID:-0}" = 0 ] || sudo="sudo "
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "${sudo}apt-get update && ${sudo}apt-get install -y $*"
+  elif command -v brew >/dev/null 2>&1; then
+    for name in "$@"; do
+      case "$name" in
+      chromium) commands+=("brew install --cask chromium && export CHROME_PATH=/Applications/Chromium.app/Contents/MacOS/Chromium") ;;
+      npm) commands+=("brew install node") ;;
+      *) commands+=("brew install $name") ;;
+      esac
+    done
+    echo "$(join ' && ' "${commands[@]}")"
+  else
+    echo "install $* with your system's package manager (for Chromium, then set CHROME_PATH)"
+  fi
+}
+
+join() {
+  local separator="$1" out="$2"
+  shift 2
+  for part in "$@"; do out+="$separator$part"; done
+  echo "$out"
+}
+
+# The test commands need Chromium (the real-browser tests, found as test/e2e/support/chromium.ts finds
+# it: CHROME_PATH, else /usr/bin/chromium) and ffmpeg on PATH (the sample-content tests). Checked here,
+# in the first second, rather than minutes into the run; returns 1 after naming the command to run.
+check_prerequisites() {
+  local command="${1:-test}" need_chromium=false need_ffmpeg=false missing=() why=() needs=()
+  local e2e chrome
+  case "$command" in
+  test | test:unit) need_chromium=true need_ffmpeg=true ;;
+  test:e2e) need_chromium=true ;;
+  *) return 0 ;;
+  esac
+  e2e="${MULTIDRM_E2E:-}"
+  e2e="${e2e//[[:space:]]/}"
+  # As e2eSkipped() reads it: "skip" in any case, spaces around it ignored.
+  if (shopt -s nocasematch && [[ "$e2e" == skip ]]); then need_chromium=false; fi
+  $need_chromium && needs+=("Chromium (real-browser tests)")
+  $need_ffmpeg && needs+=("ffmpeg (sample-content tests)")
+  if $need_chromium; then
+    chrome="${CHROME_PATH:-}"
+    chrome="${chrome#"${chrome%%[![:space:]]*}"}"
+    chrome="${chrome%"${chrome##*[![:space:]]}"}"
+    if [ -n "$chrome" ] && [ ! -x "$chrome" ]; then
+      missing+=(chromium)
+      why+=("CHROME_PATH is \"$chrome\", which is not an executable file")
+    elif [ -z "$chrome" ] && [ ! -x /usr/bin/chromium ]; then
+      missing+=(chromium)
+      why+=("no Chromium at /usr/bin/chromium and CHROME_PATH is not set")
+    fi
+  fi
+  if $need_ffmpeg && ! command -v ffmpeg >/dev/null 2>&1; then
+    missing+=(ffmpeg)
+    why+=("no ffmpeg on PATH")
+  fi
+  [ ${#missing[@]} -eq 0 ] && return 0
+
+  {
+    echo "dev.sh: \`pnpm $command\` needs $(join ' and ' "${needs[@]}"): $(join '; ' "${why[@]}")."
+    echo "Fix this machine with:"
+    echo "  $(install_command "${missing[@]}")"
+    if [ "${missing[0]}" = chromium ]; then
+      for name in chromium chromium-browser google-chrome google-chrome-stable; do
+        if command -v "$name" >/dev/null 2>&1; then
+          echo "or use the Chromium this machine has: export CHROME_PATH=$(command -v "$name")"
+          break
+        fi
+      done
+      echo "(MULTIDRM_E2E=skip leaves the real-browser tests out, and says so.)"
+    fi
+  } >&2
+  return 1
+}
+
+main() {
+  cd "$(dirname "${BASH_SOURCE[0]}")"
+  check_prerequisites "${1:-test}"
+
+  if ! node_ok || ! command -v pnpm >/dev/null 2>&1; then
+    if [ ! -x "$tools/node_modules/.bin/node" ] || [ ! -x "$tools/node_modules/.bin/pnpm" ]; then
+      if ! command -v npm >/dev/null 2>&1; then
+        echo "dev.sh: needs npm to fetch Node 24 and pnpm (or Node 22.18+ with pnpm on PATH)." >&2
+        echo "Fix this machine with:" >&2
+        echo "  $(install_command npm)" >&2
+        exit 1
+      fi
+      echo "dev.sh: installing $node_spec and $pnpm_spec into $tools" >&2
+      mkdir -p "$tools"
+      npm install --prefix "$tools" --no-audit --no-fund --loglevel=error "$node_spec" "$pnpm_spec" >&2
+    fi
+    export PATH="$tools/node_modules/.bin:$PATH"
+    echo "dev.sh: using Node $(node --version) and pnpm from $tools. Run any pnpm command as" \
+      "./dev.sh <command>, or put them on your PATH: export PATH=\"$tools/node_modules/.bin:\$PATH\"" >&2
+  fi
+
+  if [ ! -d node_modules ] || [ pnpm-lock.yaml -nt node_modules/.pnpm/lock.yaml ]; then
+    pnpm install --frozen-lockfile >&2
+  fi
+  exec pnpm "${@:-test}"
+}
+
+# Sourced (the tests call node_version_ok), it only defines the functions: `return` works only then.
+if ! (return 0 2>/dev/null); then
+  main "$@"
 fi
-exec pnpm "${@:-test}"

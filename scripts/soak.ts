@@ -17,17 +17,42 @@ import {
   toNodeListener,
   type DrmType,
 } from '@multidrm/site-kit';
+// The CLI's typo helper, shared rather than copied.
+import { nearest } from '../packages/site-kit/src/cli/nearest.ts';
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '300' },
-    rate: { type: 'string', default: '100' },
-  },
-});
+const USAGE = `Usage: pnpm soak [--seconds N] [--rate N]
+
+Mixed token- and gateway-mode playbacks at a steady rate through the emulator and a site built from
+site-kit's handlers; exits 1 on any error, memory growth or handle growth.
+
+  --seconds N   how long to run (default 300)
+  --rate N      playbacks per second (default 100)
+`;
+let values: { seconds: string; rate: string; help?: boolean };
+try {
+  ({ values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '300' },
+      rate: { type: 'string', default: '100' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }));
+} catch (error) {
+  const reason = (error as Error).message.replace(/\. To specify.*$/s, '');
+  const typed = /'(--?[^']+)'/.exec(reason)?.[1];
+  const close = typed === undefined ? undefined : nearest(typed, ['--seconds', '--rate', '--help']);
+  const hint = close === undefined ? '' : ` (did you mean ${close}?)`;
+  process.stderr.write(`pnpm soak: ${reason}${hint}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const SECONDS = Number(values.seconds);
 const RATE = Number(values.rate);
 if (!(SECONDS > 0) || !(RATE > 0)) {
-  console.error('usage: pnpm soak [--seconds N (default 300)] [--rate playbacks/s (default 100)]');
+  process.stderr.write(`pnpm soak: --seconds and --rate must be positive numbers\n\n${USAGE}`);
   process.exit(2);
 }
 // Memory is compared after a full GC; memory and handles are taken once the first tenth (at least

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { loadSite, type LoadFigures } from '../reliability/support/load-site.ts';
 import type { ServerMemory } from '../reliability/support/load-server-process.ts';
+import { goal } from '../../scripts/bench-goal.ts';
 
 const COUNT = 20_000;
 const WARMUP = 2_000;
@@ -70,9 +71,12 @@ export default async function (): Promise<void> {
       console.log(`| ${cells.join(' | ')} |`);
     }
     const problems = [...warm, ...runs].flatMap((f) => f.problems);
-    if (problems.length > 0) console.log(`problems: ${problems.join('; ')}`);
     console.log(
-      `server RSS after warm-up ${mib(before.rss)} MiB, after the run ${mib(after.rss)} MiB: ${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} % (${Math.abs(growth) <= 0.1 ? 'within' : 'OUTSIDE'} 10 %); old generation live ${mib(before.oldUsed)} -> ${mib(after.oldUsed)} MiB, young generation ${mib(before.newSpace)} -> ${mib(after.newSpace)} MiB`,
+      goal(problems.length === 0, 'every answer right, no errors', 'reliability load') +
+        (problems.length > 0 ? `: ${problems.join('; ')}` : ''),
+    );
+    console.log(
+      `server RSS after warm-up ${mib(before.rss)} MiB, after the run ${mib(after.rss)} MiB: ${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} % (${goal(Math.abs(growth) <= 0.1, 'within 10 %', 'reliability load, server RSS growth')}); old generation live ${mib(before.oldUsed)} -> ${mib(after.oldUsed)} MiB, young generation ${mib(before.newSpace)} -> ${mib(after.newSpace)} MiB`,
     );
   } finally {
     server.disconnect();

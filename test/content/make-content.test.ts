@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { decryptSegment, readClearSamples } from '../support/cenc/index.ts';
-import { DEFAULT_OUT_DIR, parseContentOptions } from './content-options.ts';
+import { DEFAULT_OUT_DIR, parseContentOptions, readCommittedKeys } from './content-options.ts';
 import { ContentError } from './content-error.ts';
+import { requireFfmpeg } from './content-tools.ts';
+import { fixtureKeys } from './fixture.ts';
 
 const SCRIPT = fileURLToPath(new URL('./make-content.ts', import.meta.url));
 const KID = '00112233445566778899aabbccddeeff';
@@ -35,8 +37,16 @@ function runScript(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promis
 }
 
 let scratch: string;
+/** Answers `-version` like ffmpeg and fails anything else: the steps before rendering run without one. */
+let fakeFfmpeg: string;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'multidrm-make-content-test-'));
+  fakeFfmpeg = join(scratch, 'fake-ffmpeg');
+  await writeFile(
+    fakeFfmpeg,
+    '#!/bin/sh\n[ "$1" = "-version" ] && echo "ffmpeg version fake" && exit 0\necho "fake ffmpeg renders nothing" >&2\nexit 1\n',
+  );
+  await chmod(fakeFfmpeg, 0o755);
 });
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
@@ -98,15 +108,26 @@ describe('bad options', () => {
     expect(result.stderr).toContain('unknown option "--bogus"');
   });
 
-  test('a missing packager binary says how to get it', async () => {
+  test('a missing packager binary says how to get it, whether or not this machine has ffmpeg', async () => {
     const result = await runScript([
       '--packager',
       '/nonexistent/packager',
+      '--ffmpeg',
+      fakeFfmpeg,
       '--out',
       join(scratch, 'x'),
     ]);
     expectCleanFailure(result, 'PACKAGER_MISSING');
+    expect(result.stderr).toContain(
+      'shaka-packager was not found (looked for "/nonexistent/packager")',
+    );
     expect(result.stderr).toContain('pnpm install');
+  });
+
+  test('--new-key together with a given kid or key is refused', async () => {
+    const result = await runScript(['--new-key', '--kid', KID, '--out', join(scratch, 'x')]);
+    expectCleanFailure(result, 'INVALID_OPTION');
+    expect(result.stderr).toContain('--new-key makes a random kid and key');
   });
 
   test('--help prints the usage and exits 0', async () => {
@@ -130,12 +151,36 @@ describe('parseContentOptions', () => {
     expect(options.outDir.endsWith('/o')).toBe(true);
   });
 
-  test('without keys, kid and key are fresh random values', () => {
-    const a = parseContentOptions([], {});
-    const b = parseContentOptions([], {});
+  test('without kid and key, the committed sample keeps its kid and key', () => {
+    const options = parseContentOptions([], {});
+    const { kid, key } = fixtureKeys();
+    expect(options).toMatchObject({ kid, key, keySource: 'committed' });
+    expect(options.outDir).toBe(DEFAULT_OUT_DIR.replace(/\/$/, ''));
+  });
+
+  test('one of the two given: the other stays the committed one', () => {
+    const options = parseContentOptions(['--key', KEY], {});
+    expect(options).toMatchObject({ kid: fixtureKeys().kid, key: KEY, keySource: 'given' });
+  });
+
+  test('--new-key asks for a fresh random kid and key', () => {
+    const a = parseContentOptions(['--new-key'], {});
+    const b = parseContentOptions(['--new-key'], {});
     expect(a.kid).toMatch(/^[0-9a-f]{32}$/);
+    expect(a.key).toMatch(/^[0-9a-f]{32}$/);
     expect(a.key).not.toBe(b.key);
-    expect(a.outDir).toBe(DEFAULT_OUT_DIR.replace(/\/$/, ''));
+    expect(a.key).not.toBe(fixtureKeys().key);
+    expect(a.keySource).toBe('new');
+  });
+
+  test('an unreadable committed keys.json says how to go on, and is read only when needed', () => {
+    const missing = () => readCommittedKeys('/nonexistent/keys.json');
+    expect(missing).toThrow(
+      'cannot read the committed kid and key from /nonexistent/keys.json (ENOENT); pass --new-key, or --kid and --key',
+    );
+    expect(() => parseContentOptions([], {}, missing)).toThrow(ContentError);
+    const given = parseContentOptions(['--kid', KID, '--key', KEY], {}, missing);
+    expect(given).toMatchObject({ kid: KID, key: KEY, keySource: 'given' });
   });
 
   test('a value-taking option without a value is an INVALID_OPTION error', () => {
@@ -144,10 +189,19 @@ describe('parseContentOptions', () => {
 });
 
 // Renders real content with ffmpeg and the packager (a few seconds); CI installs ffmpeg.
+test('the script itself keeps the committed kid and key when given none, and says so', async () => {
+  const result = await runScript(['--ffmpeg', fakeFfmpeg, '--out', join(scratch, 'kept')]);
+  expect(result.stdout).toContain('content: keeping the committed kid and key (--new-key');
+  expectCleanFailure(result, 'TOOL_FAILED'); // the fake ffmpeg renders nothing
+  expect(existsSync(join(scratch, 'kept'))).toBe(false);
+});
+
 describe('a full run with a fixed kid and key', () => {
   const out = () => join(scratch, 'full');
   let result: RunResult;
   beforeAll(async () => {
+    // Fails the run's tests in the first second, with the install command, on a machine without it.
+    requireFfmpeg('ffmpeg');
     result = await runScript(['--out', out()], {
       MULTIDRM_CONTENT_KID: KID,
       MULTIDRM_CONTENT_KEY: KEY,

@@ -13,6 +13,13 @@ try {
   if (options.help) {
     console.log(USAGE);
   } else {
+    log(
+      {
+        committed: 'keeping the committed kid and key (--new-key for a random pair)',
+        given: 'using the kid and key given (one not given stays the committed one)',
+        new: 'a new random kid and key: the keys in the emulator README and configs no longer match this content',
+      }[options.keySource],
+    );
     await makeContent(options, log);
     log('done');
   }

@@ -1,63 +1,159 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { vectors } from '../support/vectors.ts';
 
-// What users install is the built package: ESM JavaScript with .d.ts, described by publishConfig.
+// What a user installs is what `pnpm pack` makes: prepack builds dist, publishConfig points exports
+// and bin at it. Here the three tarballs are installed with npm into a fresh project outside the
+// workspace, which then imports them, runs a site's server code, runs the CLIs and type-checks a
+// server and a browser file. Needs pnpm and npm on PATH and the npm registry (for the dependencies).
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '../..');
+const consumer = join(import.meta.dirname, 'consumer');
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
+const PACKAGES = ['site-kit', 'emulator', 'player'] as const;
+// The node running the tests runs everything the project starts (npm scripts, bin shims).
+const env = {
+  ...process.env,
+  PATH: `${dirname(process.execPath)}${delimiter}${process.env['PATH']}`,
+};
 
 interface Manifest {
-  publishConfig: {
-    exports: Record<string, string | { types: string; default: string }>;
-    bin?: Record<string, string>;
-  };
+  name: string;
+  version: string;
+  exports: Record<string, string | { types: string; default: string }>;
+  bin?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  dependencies?: Record<string, string>;
+}
+const manifest = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)));
 }
 
-function published(pkg: string): { types: string[]; files: string[] } {
-  const manifest = JSON.parse(readFileSync(join(root, pkg, 'package.json'), 'utf8')) as Manifest;
-  const entries = Object.values(manifest.publishConfig.exports).filter(
-    (e) => typeof e === 'object',
+let work: string;
+let project: string;
+const installed = (pkg: string) => join(project, 'node_modules/@multidrm', pkg);
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'multidrm-packaging-'));
+  const packs = join(work, 'packs');
+  project = join(work, 'site');
+  await Promise.all(
+    PACKAGES.map((pkg) =>
+      run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(root, 'packages', pkg), env }),
+    ),
   );
-  return {
-    types: entries.map((e) => e.types),
-    files: [...entries.map((e) => e.default), ...Object.values(manifest.publishConfig.bin ?? {})],
-  };
-}
+  const tarballs = readdirSync(packs).map((name) => join(packs, name));
+  expect(tarballs).toHaveLength(PACKAGES.length);
 
-describe.each(['packages/site-kit', 'packages/emulator'])('%s builds to ESM with .d.ts', (pkg) => {
-  it('every published entry point exists after the build, with its types', async () => {
-    await run(process.execPath, [tsc, '-p', join(root, pkg, 'tsconfig.build.json')]);
-    const { types, files } = published(pkg);
-    for (const file of [...types, ...files])
-      expect(existsSync(join(root, pkg, file)), file).toBe(true);
-    expect(readFileSync(join(root, pkg, types[0]!), 'utf8')).toMatch(/export /);
-  }, 60_000);
+  mkdirSync(project);
+  for (const file of readdirSync(consumer)) copyFileSync(join(consumer, file), join(project, file));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'a-site', private: true, type: 'module' }),
+  );
+  // What the site adds itself: the player's peer and Node's types, at the versions used here.
+  const shaka = manifest(join(root, 'packages/player')).devDependencies?.['shaka-player'];
+  const nodeTypes = manifest(root).devDependencies?.['@types/node'];
+  await run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      ...tarballs,
+      `shaka-player@${shaka}`,
+      `@types/node@${nodeTypes}`,
+    ],
+    { cwd: project, env },
+  );
+}, 300_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('the built site-kit', () => {
-  it('runs as plain JavaScript, without type stripping', async () => {
-    const script = `
-      const kit = await import(${JSON.stringify(join(root, 'packages/site-kit/dist/index.js'))});
-      console.log(kit.encrypt('sample data', 'a'.repeat(32)));`;
-    const { stdout } = await run(process.execPath, [
-      '--no-experimental-strip-types',
-      '--input-type=module',
-      '-e',
-      script,
+describe('the packed packages, installed with npm into a project outside the workspace', () => {
+  it.each(PACKAGES)(
+    '%s holds its built JavaScript and types only, and every entry point it names is there',
+    (pkg) => {
+      const dir = installed(pkg);
+      const files = filesUnder(dir);
+      const source = files.filter((f) => !f.startsWith('dist/') && !f.startsWith('node_modules/'));
+      expect(source.sort()).toEqual(['README.md', 'package.json']);
+      expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
+
+      const packed = manifest(dir);
+      // pnpm pack turns workspace:* into the version; npm would not know the protocol.
+      expect(JSON.stringify(packed)).not.toContain('workspace:');
+      const entries = Object.values(packed.exports).filter((e) => typeof e === 'object');
+      expect(entries.length).toBeGreaterThan(0);
+      for (const { types, default: js } of entries) {
+        expect(files).toContain(join(types));
+        expect(files).toContain(join(js));
+        expect(readFileSync(join(dir, types), 'utf8')).toMatch(/^export /m);
+      }
+      for (const bin of Object.values(packed.bin ?? {})) expect(files).toContain(join(bin));
+    },
+  );
+
+  it("runs a site's server code: the vector token, the token endpoint, the emulator", async () => {
+    const v = vectors.token[0]!;
+    const input = {
+      siteId: v.site_id,
+      siteKey: v.site_key,
+      accessKey: v.access_key,
+      cid: v.cid,
+      userId: v.user_id,
+      drmType: v.drm_type,
+      policy: JSON.parse(v.token_data) as unknown,
+      timestamp: v.timestamp,
+    };
+    const { stdout } = await run(process.execPath, ['site.ts', JSON.stringify(input)], {
+      cwd: project,
+      env,
+    });
+    expect(stdout.trim().split('\n')).toEqual([
+      `token ${v.expected.token}`,
+      'endpoint 200 movie-1 Widevine',
+      'emulator 200',
     ]);
-    expect(stdout.trim()).toBe('MManHcZraU/jcWYK/cQRgw==');
   }, 60_000);
 
-  it('its built CLI runs', async () => {
-    const bin = join(root, 'packages/site-kit/dist/cli/main.js');
-    const { stdout } = await run(process.execPath, [
-      '--no-experimental-strip-types',
-      bin,
-      '--help',
-    ]);
-    expect(stdout).toMatch(/multidrm token create/);
+  it('runs the multidrm and multidrm-emulator commands from node_modules/.bin', async () => {
+    const cli = await run(join(project, 'node_modules/.bin/multidrm'), ['--help'], { env });
+    expect(cli.stdout).toMatch(/multidrm token create/);
+    const emulator = await run(join(project, 'node_modules/.bin/multidrm-emulator'), ['--help'], {
+      env,
+    });
+    expect(emulator.stdout).toMatch(/^Usage: multidrm-emulator --config/);
   }, 60_000);
+
+  it('type-checks a server and a browser file against the packed types, library checks on', async () => {
+    // consumer/tsconfig.json: strict, NodeNext, skipLibCheck off; each file holds a @ts-expect-error
+    // that fails the check if the packed types were missing or `any`.
+    const result = await run(process.execPath, [tsc, '-p', join(project, 'tsconfig.json')], {
+      cwd: project,
+      env,
+    }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    expect(result.stdout).toBe('');
+    expect(result).not.toHaveProperty('failed');
+  }, 120_000);
 });

@@ -8,9 +8,17 @@ Usage:
   multidrm encrypt        AES-256-CBC encrypt text with a site key (base64 out)
   multidrm decrypt        decrypt base64 text with a site key
 
-Run any command with --help for its options. Keys may come from the environment:
+Run any command with --help for its options (multidrm token --help lists the token commands). Keys may come from the environment:
 MULTIDRM_SITE_ID, MULTIDRM_SITE_KEY, MULTIDRM_ACCESS_KEY.
 Exit codes: 0 ok, 1 invalid input or invalid token, 2 usage error.
+`,
+  token: `Usage: multidrm token COMMAND [options]
+
+  multidrm token create   build a license token (v2 for a v2 policy, else v1)
+  multidrm token inspect  decode a token; with keys, verify it as the license service would
+  multidrm token convert  turn a v1 policy into the v2 policy that means the same
+
+Run multidrm token COMMAND --help for its options.
 `,
   'token create': `Usage: multidrm token create --cid CID [options]
 

@@ -3,7 +3,7 @@ import type { DrmType } from '../schemas/drm-type.ts';
 import type { ResponseFormat } from '../schemas/token.ts';
 import type { HashEncoding } from '../token/hash.ts';
 import { createLicenseToken, type AnyTokenPolicy } from '../token/issuer.ts';
-import { parse, required, secret } from './args.ts';
+import { parse, requireAll, secret } from './args.ts';
 import type { CliIo } from './io.ts';
 
 export async function tokenCreate(argv: string[], io: CliIo): Promise<void> {
@@ -24,6 +24,13 @@ export async function tokenCreate(argv: string[], io: CliIo): Promise<void> {
     },
     'token create',
   );
+  // Every missing option at once, before any other check, so one run shows all that is left to add.
+  const [siteId, siteKey, accessKey, cid] = requireAll([
+    ['site-id', secret(values, 'site-id', 'MULTIDRM_SITE_ID', io), 'MULTIDRM_SITE_ID'],
+    ['site-key', secret(values, 'site-key', 'MULTIDRM_SITE_KEY', io), 'MULTIDRM_SITE_KEY'],
+    ['access-key', secret(values, 'access-key', 'MULTIDRM_ACCESS_KEY', io), 'MULTIDRM_ACCESS_KEY'],
+    ['cid', values.cid as string | undefined],
+  ]) as [string, string, string, string];
   const policy = await readPolicy(values.policy as string | undefined, io);
   const v2 = typeof policy === 'object' && policy !== null && 'policy_version' in policy;
   if (v2 && values.hash !== undefined) {
@@ -32,23 +39,11 @@ export async function tokenCreate(argv: string[], io: CliIo): Promise<void> {
     );
   }
   const token = createLicenseToken({
-    siteId: required(
-      secret(values, 'site-id', 'MULTIDRM_SITE_ID', io),
-      'site-id',
-      'MULTIDRM_SITE_ID',
-    ),
-    siteKey: required(
-      secret(values, 'site-key', 'MULTIDRM_SITE_KEY', io),
-      'site-key',
-      'MULTIDRM_SITE_KEY',
-    ),
-    accessKey: required(
-      secret(values, 'access-key', 'MULTIDRM_ACCESS_KEY', io),
-      'access-key',
-      'MULTIDRM_ACCESS_KEY',
-    ),
+    siteId,
+    siteKey,
+    accessKey,
     hashEncoding: v2 ? undefined : (values.hash as HashEncoding | undefined),
-    cid: required(values.cid as string | undefined, 'cid'),
+    cid,
     userId: values['user-id'] as string | undefined,
     drmType: values['drm-type'] as DrmType | undefined,
     policy,

@@ -109,7 +109,7 @@ describe('multidrm token create', () => {
   });
 
   it('exits 2 for a missing key, naming the flag and the environment variable', async () => {
-    const r = await cli(['token', 'create', '--site-id', 'S', '--cid', 'm']);
+    const r = await cli(['token', 'create', '--site-id', 'S', '--access-key', 'a', '--cid', 'm']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('error USAGE: --site-key is required (or set MULTIDRM_SITE_KEY)\n');
   });
@@ -118,7 +118,7 @@ describe('multidrm token create', () => {
     const r = await cli(['token', 'create', ...SITE, '--cid', 'm', '--polcy', '{}']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /^error USAGE: Unknown option '--polcy' \(see: multidrm token create --help\)/,
+      /^error USAGE: Unknown option '--polcy'; did you mean --policy\? \(see: multidrm token create --help\)/,
     );
   });
 

@@ -6,6 +6,7 @@ import {
   type HashEncoding,
 } from '@multidrm/site-kit';
 import { z } from 'zod';
+import { REFUSAL_REASONS, type RefusalReason } from './errors.ts';
 
 const text = (what: string) =>
   z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
@@ -40,6 +41,16 @@ const contentKeySchema = z.strictObject(
 );
 
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const seconds = (fallback: number) =>
+  z
+    .number({ error: 'must be a number of seconds' })
+    .nonnegative('must not be negative')
+    .default(fallback);
+
+/** The answers of the emulator: the license service's (default), or the project's 4xx ones. */
+export const DIALECTS = ['service', 'explain'] as const;
+export type Dialect = (typeof DIALECTS)[number];
 const origin = /^https?:\/\/[^/?#\s]+$/;
 
 export const emulatorConfigSchema = z
@@ -67,14 +78,29 @@ export const emulatorConfigSchema = z
             Object.entries(keys).map(([cid, k]) => [cid, Array.isArray(k) ? k : [k]]),
           ),
         ),
-      tokenValiditySeconds: z
+      /** service: HTTP 200 + {"errorCode","message",...} like the license service; explain: 4xx. */
+      dialect: z.enum(DIALECTS, { error: 'must be "service" or "explain"' }).default('service'),
+      /** Overrides of the service code of a refusal reason, e.g. {"STREAM_LIMIT_REACHED": "6003"}. */
+      errorCodes: z
+        .partialRecord(
+          z.enum(REFUSAL_REASONS as [RefusalReason, ...RefusalReason[]]),
+          z
+            .string({ error: 'must be a string of digits' })
+            .regex(/^\d{1,9}$/, 'must be a string of 1 to 9 digits'),
+          { error: 'must be an object {"<REASON>": "<digits>"}' },
+        )
+        .default({}),
+      /** The service's current guide: 600 s after the token's timestamp (the old spec text: 60 s). */
+      tokenValiditySeconds: seconds(600),
+      /** How far a token's timestamp may lie in the future: a small tolerance for clocks. */
+      clockSkewSeconds: seconds(5),
+      /** A stream keeps counting this long after its renewal interval ran out (see the README). */
+      streamGraceSeconds: seconds(30),
+      /** The renewal interval of a license whose policy sets no renewal_duration. */
+      renewalIntervalSeconds: z
         .number({ error: 'must be a number of seconds' })
-        .nonnegative('must not be negative')
+        .positive('must be more than 0')
         .default(60),
-      clockSkewSeconds: z
-        .number({ error: 'must be a number of seconds' })
-        .nonnegative('must not be negative')
-        .default(0),
       hashEncoding: z
         .enum(HASH_ENCODINGS as [HashEncoding, ...HashEncoding[]], {
           error: 'must be "hex-text" or "raw-digest"',

@@ -1,136 +1,307 @@
 /**
- * Every refusal of the emulator has a stable code, an HTTP status and a sentence that says what to fix.
- * The spec lists no error codes of the license service; these are the emulator's own, and the README
- * documents them from this table.
+ * Every way the emulator can refuse, by its named reason. A license refusal has the license service's
+ * code (`serviceCode`, a digit string: the service's own where its guide has one, the project's own
+ * 6000-6099 where it has none) and the service-like short `message`; the `explain` dialect answers
+ * with the HTTP `status` instead. Transport failures (no such path, a foreign origin, a body too
+ * large, a bug) are not license decisions: they keep their HTTP status in both dialects.
  *
- * Statuses: 400 = the license request itself is malformed, 403 = the request is well formed but not
- * authorized, 404 = the emulator has nothing to serve, 424 (Failed Dependency) = the site's gateway
- * failed. The issue asks for 4xx on every failure; 424 keeps gateway failures in 4xx while telling
- * them apart from the client's own mistakes.
+ * The README's code table is generated from this one (a test keeps them equal).
  */
 export const ERROR_CODES = {
   MISSING_CUSTOM_DATA: {
+    serviceCode: '7010',
     status: 400,
-    meaning: 'the license request carries no token or custom data header',
+    message: 'No token or custom data',
+    meaning: 'the license request carries no token or custom data (header or query parameter)',
+    fix: 'Send the license token (or the gateway custom data) in the configured header, or in the query parameter of the same name.',
   },
   MALFORMED_TOKEN: {
+    serviceCode: '7009',
     status: 400,
-    meaning: 'the header is not base64 of a JSON object (neither a token nor custom data)',
+    message: 'Token parse error',
+    meaning: 'the value is not base64 of a JSON object (neither a token nor custom data)',
+    fix: 'Send the token exactly as the site issued it: standard base64, no URL encoding, no "Bearer " prefix.',
   },
   INVALID_TOKEN_FIELD: {
+    serviceCode: '7013',
     status: 400,
-    meaning: 'a field of the token JSON is missing or breaks its rule (the field is named)',
+    message: 'Invalid token JSON',
+    meaning: 'a member of the token JSON is missing or breaks its rule (the field is named)',
+    fix: 'Build the token with a token builder that follows the token specification; the field names the member to fix.',
+  },
+  INVALID_DRM_TYPE: {
+    serviceCode: '7018',
+    status: 400,
+    message: 'Invalid drm_type',
+    meaning: 'the drm_type of the token is not one of PlayReady, Widevine, FairPlay, NCG',
+    fix: 'Set drm_type to "PlayReady", "Widevine", "FairPlay" or "NCG", in exactly that case.',
   },
   INVALID_CUSTOM_DATA: {
+    serviceCode: '7007',
     status: 400,
-    meaning: 'the gateway-mode custom data breaks its rules (the field is named)',
-  },
-  BAD_LICENSE_REQUEST: {
-    status: 400,
-    meaning: 'the body is not a ClearKey license request {"kids":[...],"type":...}',
-  },
-  UNKNOWN_SITE: {
-    status: 403,
-    meaning: 'no configured site has the site_id of the token or custom data',
-  },
-  HASH_MISMATCH: {
-    status: 403,
-    meaning: "the token's hash is wrong (says whether the other hash reading matches)",
-  },
-  TOKEN_EXPIRED: {
-    status: 403,
-    meaning: "now is past the token's timestamp + validity (says by how much)",
-  },
-  TOKEN_NOT_YET_VALID: {
-    status: 403,
-    meaning: "the token's timestamp lies in the future beyond the allowed clock skew",
+    message: 'Custom data parse error',
+    meaning: 'the gateway custom data is not {"drm_type","site_id","data"} (the field is named)',
+    fix: 'Send the custom data the site made for the player (base64 of {"drm_type","site_id","data"}) unchanged.',
   },
   DECRYPT_FAILED: {
+    serviceCode: '7008',
     status: 403,
-    meaning: 'the token data or custom data does not decrypt with the site key',
+    message: 'Custom data decrypt error',
+    meaning:
+      'the custom data (or the policy of a token) does not open with the site key; one answer for every way it fails',
+    fix: "Make the custom data (or token) with the site key configured for its site_id; the emulator's events say which step failed.",
+  },
+  BAD_LICENSE_REQUEST: {
+    serviceCode: '6005',
+    status: 400,
+    message: 'Invalid license request',
+    meaning: 'the body is not a ClearKey license request {"kids":[...],"type":...}',
+    fix: 'Send the CDM\'s license request message unchanged as the body: for ClearKey {"kids":["<base64url key ID>"],"type":"temporary"}.',
+  },
+  UNKNOWN_SITE: {
+    serviceCode: '1003',
+    status: 403,
+    message: 'Unknown site ID',
+    meaning: 'no configured site has the site_id of the token or custom data',
+    fix: 'Add the site to "sites" in the emulator config, or issue the token with a configured site ID.',
+  },
+  HASH_MISMATCH: {
+    serviceCode: '7019',
+    status: 403,
+    message: 'Token hash mismatch',
+    meaning: "the token's hash is wrong (says which hash reading, if any, matches)",
+    fix: "Check the site's access key and the hash reading (hashEncoding for v1 tokens; v2 tokens use the raw digest), and that no member changed after hashing.",
+  },
+  TOKEN_EXPIRED: {
+    serviceCode: '7011',
+    status: 403,
+    message: 'Token expired',
+    meaning: "now is past the token's timestamp + tokenValiditySeconds (says by how much)",
+    fix: "Fetch a fresh token right before each license request (renewals too), and check the site's clock.",
+  },
+  TOKEN_NOT_YET_VALID: {
+    serviceCode: '6001',
+    status: 403,
+    message: 'Token timestamp is in the future',
+    meaning: "the token's timestamp lies further in the future than clockSkewSeconds",
+    fix: "Check the site's clock (it must be UTC), or allow more clockSkewSeconds.",
   },
   INVALID_POLICY: {
+    serviceCode: '6002',
     status: 403,
-    meaning: 'the token data breaks the spec (the field path is named)',
+    message: 'Invalid token policy',
+    meaning:
+      'the policy inside a token with a valid hash breaks the token specification (the field is named)',
+    fix: 'Fix the named member of the policy where the site builds its tokens.',
   },
   GATEWAY_NOT_CONFIGURED: {
+    serviceCode: '8705',
     status: 403,
+    message: 'Invalid gateway URL',
     meaning: 'custom data came for a site that has no gatewayUrl',
+    fix: 'Set the gatewayUrl of the site in the emulator config, or have the player send a license token.',
   },
   GATEWAY_UNREACHABLE: {
+    serviceCode: '8701',
     status: 424,
+    message: 'Gateway connection failed',
     meaning: "the site's gateway could not be reached (connection refused, DNS, reset)",
+    fix: 'Check the gatewayUrl in the emulator config and that the site is running.',
   },
-  GATEWAY_TIMEOUT: { status: 424, meaning: 'the gateway did not answer within gatewayTimeoutMs' },
-  GATEWAY_BAD_STATUS: {
+  GATEWAY_TIMEOUT: {
+    serviceCode: '8701',
     status: 424,
+    message: 'Gateway connection failed',
+    meaning: 'the gateway did not answer within gatewayTimeoutMs',
+    fix: 'Make the gateway answer faster, or raise gatewayTimeoutMs.',
+  },
+  GATEWAY_BAD_STATUS: {
+    serviceCode: '8701',
+    status: 424,
+    message: 'Gateway connection failed',
     meaning: 'the gateway answered with an HTTP status other than 2xx',
+    fix: 'A gateway answers HTTP 200 with the encrypted answer as its body, also when it refuses.',
   },
   GATEWAY_DECRYPT_FAILED: {
+    serviceCode: '8706',
     status: 424,
+    message: 'Gateway response decrypt error',
     meaning: "the gateway's answer does not decrypt with the site key",
+    fix: 'The gateway must encrypt its answer with the same site key as the emulator config.',
   },
   GATEWAY_BAD_RESPONSE: {
+    serviceCode: '8706',
     status: 424,
-    meaning: "the gateway's decrypted answer breaks the spec (the field path is named)",
+    message: 'Invalid gateway response',
+    meaning: "the gateway's decrypted JSON answer breaks the spec (the field path is named)",
+    fix: 'Fix the named member of the JSON answer in the gateway.',
+  },
+  GATEWAY_BAD_XML: {
+    serviceCode: '8006',
+    status: 424,
+    message: 'Invalid gateway XML response',
+    meaning: "the gateway's decrypted XML answer (old format) breaks the spec",
+    fix: 'Fix the XML answer in the gateway (RES with ERROR, NONCE, LIMIT, ...).',
   },
   NONCE_MISMATCH: {
+    serviceCode: '8004',
     status: 424,
+    message: 'Gateway nonce mismatch',
     meaning: "the gateway's answer carries another nonce than the callback",
+    fix: "The gateway must return the request's nonce unchanged (is its answer cached?).",
   },
   GATEWAY_DENIED: {
+    serviceCode: '8002',
     status: 403,
-    meaning: 'the site refused: its error code and message are in detail',
+    message: '{"ERROR":"<site code>","MESSAGE":"<site text>"}',
+    meaning:
+      'the site\'s gateway refused; the message is JSON text {"ERROR","MESSAGE"} with the site\'s code and text',
+    fix: 'The site decided: its own code and message say why.',
   },
   LICENSE_EXPIRED: {
+    serviceCode: '8711',
     status: 403,
-    meaning: 'the effective expire_date (or PD_END) lies in the past',
+    message: 'Playback period is over',
+    meaning:
+      'expire_date / PD_END is past, or license_duration, rental_duration or playback_duration is over (says which)',
+    fix: 'The site must grant a later expire_date or a longer duration.',
   },
-  LICENSE_NOT_YET_VALID: { status: 403, meaning: 'the gateway PD_START lies in the future' },
+  LICENSE_NOT_YET_VALID: {
+    serviceCode: '8710',
+    status: 403,
+    message: 'Playback period not started',
+    meaning: 'the gateway PD_START lies in the future',
+    fix: 'Playback may not begin before the start of the period the site granted.',
+  },
   NO_KEY_FOR_CID: {
+    serviceCode: '7001',
     status: 404,
+    message: 'No packaging information for the content',
     meaning: 'no external key was given and no key is configured for the cid',
+    fix: 'Add the content keys of the cid to "keys" in the emulator config, or send them as external_key.mpeg_cenc.',
   },
-  KID_NOT_LICENSED: { status: 403, meaning: 'a requested key ID is not among the keys of the cid' },
+  CID_MISMATCH: {
+    serviceCode: '7012',
+    status: 403,
+    message: 'Content ID mismatch',
+    meaning:
+      'the requested key IDs belong to another configured cid than the token or custom data names',
+    fix: 'Issue the token (or custom data) for the cid of the content being played.',
+  },
+  KID_NOT_LICENSED: {
+    serviceCode: '6004',
+    status: 403,
+    message: 'Key ID is not a key of the content',
+    meaning: 'a requested key ID is not among the keys of the cid',
+    fix: 'Package the content with the keys configured for its cid (or send the right external keys).',
+  },
+  STREAM_LIMIT_REACHED: {
+    serviceCode: '6003',
+    status: 403,
+    message: 'Concurrent stream limit reached',
+    meaning:
+      'the user already has max_stream_per_user streams that renew in time (see the stream model)',
+    fix: 'Stop another stream of the user, or wait until it stops renewing (its renewal interval plus streamGraceSeconds).',
+  },
   ORIGIN_NOT_ALLOWED: {
     status: 403,
     meaning: 'a browser origin outside allowedOrigins made the request',
+    fix: 'Add the origin to allowedOrigins in the emulator config ("*" allows any).',
   },
   NOT_FOUND: {
     status: 404,
-    meaning: 'no such path (the emulator serves POST /license, GET /events, GET /health)',
+    meaning:
+      'no such path (the emulator serves POST /ri/licenseManager.do, GET /events, GET /health)',
+    fix: 'POST license requests to /ri/licenseManager.do (or /license).',
   },
-  METHOD_NOT_ALLOWED: { status: 405, meaning: 'the path exists but not with this method' },
-  PAYLOAD_TOO_LARGE: { status: 413, meaning: 'the license request body is larger than 64 KiB' },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    meaning: 'the path exists but not with this method',
+    fix: 'License requests are POST; /events and /health are GET.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    meaning: 'the license request body is larger than 64 KiB',
+    fix: 'Send the CDM license request unchanged: it is a few hundred bytes.',
+  },
   INTERNAL_ERROR: {
     status: 500,
     meaning: 'a bug in the emulator; the message says no more than that',
+    fix: 'Report it with the emulator log.',
   },
-} as const satisfies Record<string, { status: number; meaning: string }>;
+} as const satisfies Record<
+  string,
+  { serviceCode?: string; status: number; message?: string; meaning: string; fix: string }
+>;
 
 export type EmulatorErrorCode = keyof typeof ERROR_CODES;
 
-/** Body of every failure response. */
+/** The reasons that refuse a license request: each has a service code. */
+export type RefusalReason = {
+  [K in EmulatorErrorCode]: (typeof ERROR_CODES)[K] extends { serviceCode: string } ? K : never;
+}[EmulatorErrorCode];
+
+export const REFUSAL_REASONS = (Object.keys(ERROR_CODES) as EmulatorErrorCode[]).filter(
+  (code): code is RefusalReason => 'serviceCode' in ERROR_CODES[code],
+);
+
+export function isRefusalReason(code: EmulatorErrorCode): code is RefusalReason {
+  return 'serviceCode' in ERROR_CODES[code];
+}
+
+/** Body of a failure in the `explain` dialect, and of a transport failure in both dialects. */
 export interface ErrorBody {
   error_code: EmulatorErrorCode;
   message: string;
   detail?: Record<string, unknown>;
 }
 
+/** Body of a refusal in the service dialect (HTTP 200): the service's members, then ours. */
+export interface ServiceRefusalBody {
+  errorCode: string;
+  message: string;
+  /** Ours from here on: a client of the real service reads only errorCode and message. */
+  reason: RefusalReason;
+  field?: string;
+  fix: string;
+  detail: string;
+}
+
+export interface EmulatorErrorOptions {
+  cause?: unknown;
+  /** The member that failed, as a path (e.g. "timestamp", "policy.playback_policy.license_duration"). */
+  field?: string;
+  /**
+   * Facts for the events only: what differs between failures that must look the same to the client
+   * (the step at which custom data failed to open), never a key or a token.
+   */
+  eventFacts?: Record<string, unknown>;
+  /** The service message when it is not the reason's fixed one (8002 carries the site's). */
+  serviceMessage?: string;
+}
+
 export class EmulatorError extends Error {
   override name = 'EmulatorError';
   readonly code: EmulatorErrorCode;
+  /** Machine-readable facts for the explain dialect and the events; never a key or a token. */
   readonly detail: Record<string, unknown> | undefined;
+  readonly field: string | undefined;
+  readonly eventFacts: Record<string, unknown> | undefined;
+  readonly serviceMessage: string | undefined;
 
+  /** `message` is the full explanation: what went wrong, with the numbers, and what to do. */
   constructor(
     code: EmulatorErrorCode,
     message: string,
     detail?: Record<string, unknown>,
-    options?: { cause?: unknown },
+    options: EmulatorErrorOptions = {},
   ) {
-    super(message, options);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.detail = detail;
+    this.field = options.field;
+    this.eventFacts = options.eventFacts;
+    this.serviceMessage = options.serviceMessage;
   }
 
   get status(): number {

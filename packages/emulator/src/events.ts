@@ -12,9 +12,14 @@ interface FlowBase {
   elapsedMs: number;
 }
 
+/**
+ * `errorCode` is the code as the client got it (the service dialect: the service's code, digits; the
+ * explain dialect: the named reason) and `reason` the emulator's named reason, side by side: what a
+ * client of the real service would see, and why.
+ */
 export type FlowEvent = FlowBase &
   (
-    | { type: 'license-request'; origin?: string; kids: string[] }
+    | { type: 'license-request'; origin?: string; kids: string[]; streamId?: string }
     | {
         type: 'token-checked';
         ok: boolean;
@@ -22,7 +27,10 @@ export type FlowEvent = FlowBase &
         userId?: string;
         cid?: string;
         drmType?: string;
+        version?: 1 | 2;
+        responseFormat?: string;
         errorCode?: string;
+        reason?: string;
         warnings?: string[];
       }
     | {
@@ -43,6 +51,7 @@ export type FlowEvent = FlowBase &
         /** The site's own error_code / ERROR when it answered one. */
         siteErrorCode?: string;
         errorCode?: string;
+        reason?: string;
       }
     | {
         type: 'license-issued';
@@ -52,9 +61,26 @@ export type FlowEvent = FlowBase &
         cid: string;
         kids: string[];
         licenseType: 'temporary' | 'persistent-license';
+        responseFormat: string;
         policy: unknown;
+        stream: { id: string; renewal: boolean; activeStreams: number; countsForSeconds: number };
       }
-    | { type: 'license-denied'; status: number; errorCode: string; message: string }
+    | {
+        type: 'license-denied';
+        /** The HTTP status answered: 200 for a refusal in the service dialect. */
+        status: number;
+        /** The code as the client got it: the service code (service dialect), else the reason. */
+        errorCode: string;
+        reason: string;
+        /** What the client got as `message`. */
+        message: string;
+        /** The full explanation. */
+        detail: string;
+        field?: string;
+        fix?: string;
+        /** Facts the client is not told (e.g. the step at which custom data failed to open). */
+        facts?: Record<string, unknown>;
+      }
   );
 
 export type FlowEventType = FlowEvent['type'];

@@ -7,6 +7,7 @@ import {
   type GatewayRequest,
 } from '@multidrm/site-kit';
 import type { SiteConfig } from './config.ts';
+import type { ClientCodeOf } from './dialect.ts';
 import { EmulatorError } from './errors.ts';
 import type { FlowRecorder } from './events.ts';
 import { readTextLimited } from './http/read-body.ts';
@@ -24,7 +25,7 @@ export async function callGateway(
   url: string,
   request: GatewayRequest,
   flow: FlowRecorder,
-  options: { fetch: typeof fetch; timeoutMs: number },
+  options: { fetch: typeof fetch; timeoutMs: number; codeOf: ClientCodeOf },
 ): Promise<GatewayAnswer> {
   const body = encodeGatewayRequest(request, site.siteKey);
   const started = flow.elapsedMs();
@@ -33,6 +34,7 @@ export async function callGateway(
     httpStatus?: number;
     siteErrorCode?: string;
     errorCode?: string;
+    reason?: string;
   }) =>
     flow.emit({
       type: 'callback-answered',
@@ -81,7 +83,7 @@ export async function callGateway(
     }
     if (text === undefined) {
       throw new EmulatorError(
-        'GATEWAY_BAD_RESPONSE',
+        site.gatewayFormat === 'xml' ? 'GATEWAY_BAD_XML' : 'GATEWAY_BAD_RESPONSE',
         `The gateway of site "${site.siteId}" answered more than ${MAX_ANSWER_BYTES} bytes; an answer is one encrypted message.`,
         { siteId: site.siteId },
       );
@@ -103,7 +105,8 @@ export async function callGateway(
       answered({
         ok: false,
         ...(status === undefined ? {} : { httpStatus: status }),
-        errorCode: error.code,
+        errorCode: options.codeOf(error.code),
+        reason: error.code,
       });
     }
     throw error;
@@ -117,7 +120,7 @@ function decodeAnswer(text: string, site: SiteConfig): GatewayAnswer {
     if (!(error instanceof SiteKitError)) throw error;
     if (error.code === 'INVALID_GATEWAY_RESPONSE') {
       throw new EmulatorError(
-        'GATEWAY_BAD_RESPONSE',
+        site.gatewayFormat === 'xml' ? 'GATEWAY_BAD_XML' : 'GATEWAY_BAD_RESPONSE',
         `The gateway of site "${site.siteId}" answered something unusable: ${error.message}`,
         { siteId: site.siteId },
         { cause: error },

@@ -1,26 +1,31 @@
-import { randomBytes } from 'node:crypto';
-import {
-  parseCustomData,
-  readCustomDataEnvelope,
-  SiteKitError,
-  SUCCESS_CODE,
-  type GatewayAnswer,
-  type GatewayRequest,
-  type ParsedCustomData,
-} from '@multidrm/site-kit';
+import { randomBytes, type KeyObject } from 'node:crypto';
+import { SUCCESS_CODE, type GatewayAnswer, type GatewayRequest } from '@multidrm/site-kit';
 import type { Authorization, Grant } from './authorization.ts';
 import type { EmulatorConfig, SiteConfig } from './config.ts';
+import {
+  customDataKey,
+  openCustomData,
+  readEnvelope,
+  type CustomDataInner,
+} from './custom-data.ts';
+import type { ClientCodeOf } from './dialect.ts';
 import { EmulatorError } from './errors.ts';
 import type { FlowRecorder } from './events.ts';
 import { callGateway } from './gateway-callback.ts';
+import { mpegCencV1 } from './token-grant.ts';
 
 export interface GatewayAuthorizer {
-  authorize(customData: string, flow: FlowRecorder): Promise<Authorization>;
+  authorize(json: Record<string, unknown>, flow: FlowRecorder): Promise<Authorization>;
 }
 
 export interface GatewayOptions {
   /** The fetch used for callbacks; default the global one. */
   fetch?: typeof fetch;
+}
+
+interface GatewayContext extends GatewayOptions {
+  /** For the events: the code as the client gets it. */
+  codeOf: ClientCodeOf;
 }
 
 /**
@@ -29,22 +34,27 @@ export interface GatewayOptions {
  */
 export function createGatewayAuthorizer(
   config: EmulatorConfig,
-  options: GatewayOptions = {},
+  options: GatewayContext,
 ): GatewayAuthorizer {
-  const sites = new Map(config.sites.map((site) => [site.siteId, site]));
+  const sites = new Map(
+    config.sites.map((site) => [site.siteId, { site, key: customDataKey(site.siteKey) }]),
+  );
   const doFetch = options.fetch ?? globalThis.fetch;
 
   return {
-    async authorize(customData, flow) {
-      const envelope = translate(() => readCustomDataEnvelope(customData));
-      const site = sites.get(envelope.site_id);
-      if (site === undefined) {
+    async authorize(json, flow) {
+      const envelope = readEnvelope(json);
+      const known = sites.get(envelope.site_id);
+      if (known === undefined) {
         throw new EmulatorError(
           'UNKNOWN_SITE',
           `The custom data is for site "${envelope.site_id}", which is not in the emulator config: add it to "sites" with its site key, access key and gatewayUrl.`,
           { siteId: envelope.site_id, configuredSites: [...sites.keys()] },
+          { field: 'custom_data.site_id' },
         );
       }
+      const { site } = known;
+      const data = open(envelope.data, site, known.key);
       if (site.gatewayUrl === undefined) {
         throw new EmulatorError(
           'GATEWAY_NOT_CONFIGURED',
@@ -52,27 +62,42 @@ export function createGatewayAuthorizer(
           { siteId: site.siteId },
         );
       }
-      const data = translate(() => parseCustomData(customData, { siteKey: site.siteKey }));
       const request: GatewayRequest = {
         format: site.gatewayFormat,
         user_id: data.user_id,
         cid: data.cid,
         nonce: randomBytes(16).toString('hex'),
-        drm_type: data.drm_type,
+        drm_type: envelope.drm_type,
       };
       if (data.oid !== undefined) request.oid = data.oid;
       const answer = await callGateway(site, site.gatewayUrl, request, flow, {
         fetch: doFetch,
         timeoutMs: config.gatewayTimeoutMs,
+        codeOf: options.codeOf,
       });
-      return toAuthorization(site, data, answer);
+      return toAuthorization(site, { ...data, drm_type: envelope.drm_type }, answer);
     },
   };
 }
 
+/**
+ * One failure branch for every way the encrypted part can fail, with one sentence: the step that
+ * failed goes to the events only (see openCustomData).
+ */
+function open(data: string, site: SiteConfig, key: KeyObject): CustomDataInner {
+  const opened = openCustomData(data, key);
+  if (opened.ok) return opened.value;
+  throw new EmulatorError(
+    'DECRYPT_FAILED',
+    `The custom data of site "${site.siteId}" does not open with its site key: it was not made by this site with the site key in the emulator config, or it was changed on the way.`,
+    { siteId: site.siteId },
+    { field: 'custom_data.data', eventFacts: { step: opened.failure } },
+  );
+}
+
 function toAuthorization(
   site: SiteConfig,
-  data: ParsedCustomData,
+  data: CustomDataInner & { drm_type: Authorization['drmType'] },
   answer: GatewayAnswer,
 ): Authorization {
   const code = answer.format === 'json' ? answer.error_code : answer.ERROR;
@@ -82,6 +107,8 @@ function toAuthorization(
       'GATEWAY_DENIED',
       `The site "${site.siteId}" refused the license with its error code ${code}${message ? `: ${message}` : ''}.`,
       { siteId: site.siteId, siteErrorCode: code, siteErrorMessage: message },
+      // The service nests the site's own code and text as JSON text in its message.
+      { serviceMessage: JSON.stringify({ ERROR: code, MESSAGE: message ?? '' }) },
     );
   }
   const base = {
@@ -90,46 +117,23 @@ function toAuthorization(
     cid: data.cid,
     drmType: data.drm_type,
     warnings: [],
+    responseFormat: 'original' as const,
   };
   if (answer.format === 'json') {
-    const grant: Grant = { playback: { ...answer.playback_policy } };
+    const grant: Grant = { source: 'gateway-json', playback: { ...answer.playback_policy } };
     if (answer.security_policy !== undefined) grant.security = answer.security_policy;
-    const cenc = answer.external_key?.mpeg_cenc;
-    if (cenc?.key !== undefined) {
-      grant.externalKey =
-        cenc.key_id === undefined
-          ? { key: cenc.key.toLowerCase() }
-          : { kid: cenc.key_id.toLowerCase(), key: cenc.key.toLowerCase() };
-    }
+    const keys = mpegCencV1(answer.external_key);
+    if (keys !== undefined) grant.externalKeys = keys;
     return { ...base, userId: answer.response_user_id ?? data.user_id, grant };
   }
   const playback: Grant['playback'] = { limit: answer.LIMIT === 'Y' };
   if (answer.PD_START !== undefined) playback.start_date = answer.PD_START;
   if (answer.PD_END !== undefined) playback.expire_date = answer.PD_END;
-  const grant: Grant = { playback };
+  const grant: Grant = { source: 'gateway-xml', playback };
   if (answer.PC !== undefined) grant.outputControl = answer.PC;
   if (answer.PACKINFO !== undefined) {
     const hex = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
-    grant.externalKey = { kid: hex(answer.PACKINFO.KEYID), key: hex(answer.PACKINFO.KEY) };
+    grant.externalKeys = [{ kid: hex(answer.PACKINFO.KEYID), key: hex(answer.PACKINFO.KEY) }];
   }
   return { ...base, userId: data.user_id, grant };
-}
-
-function translate<T>(run: () => T): T {
-  try {
-    return run();
-  } catch (error) {
-    if (error instanceof SiteKitError) {
-      const code =
-        error.code === 'DECRYPT_FAILED' || error.code === 'INVALID_BASE64'
-          ? 'DECRYPT_FAILED'
-          : 'INVALID_CUSTOM_DATA';
-      const hint =
-        code === 'DECRYPT_FAILED'
-          ? ' The custom data was not made with the site key configured for its site_id.'
-          : '';
-      throw new EmulatorError(code, `${error.message}${hint}`, undefined, { cause: error });
-    }
-    throw error;
-  }
 }

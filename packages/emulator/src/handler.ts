@@ -1,27 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { Authorization } from './authorization.ts';
-import { buildClearKeyLicense } from './clearkey-license.ts';
 import { parseConfig, type EmulatorConfig, type EmulatorConfigInput } from './config.ts';
+import { clientCodes, deniedEvent, failureResponse, serviceCodes } from './dialect.ts';
 import { EmulatorError } from './errors.ts';
 import { createFlowRecorder, FlowEvents, type FlowRecorder } from './events.ts';
-import { createGatewayAuthorizer, type GatewayOptions } from './gateway-mode.ts';
-import { headerKind } from './header-kind.ts';
+import type { GatewayOptions } from './gateway-mode.ts';
 import { createCorsPolicy } from './http/cors.ts';
-import { readTextLimited } from './http/read-body.ts';
 import { eventStreamResponse } from './http/sse.ts';
-import { selectKeys } from './key-selection.ts';
-import {
-  MAX_LICENSE_REQUEST_BYTES,
-  parseLicenseRequest,
-  type ClearKeyRequest,
-} from './license-request.ts';
-import { checkPolicyWindow, effectivePolicy } from './policy.ts';
-import { createTokenAuthorizer } from './token-mode.ts';
+import { createLicenseFlow } from './license-flow.ts';
+import { STREAM_ID_HEADER } from './stream-id.ts';
 
 export interface EmulatorHandlerOptions extends GatewayOptions {
   /** Where flow events go; default a new emitter, available as `handler.events`. */
   events?: FlowEvents;
-  /** The wall clock in ms since the epoch, for token validity and policy windows; default Date.now. */
+  /** The wall clock in ms since the epoch, for token validity, policy windows and streams; default Date.now. */
   now?: () => number;
   /** Called with errors that are bugs of the emulator (answered as INTERNAL_ERROR). */
   onInternalError?: (error: unknown) => void;
@@ -33,9 +24,18 @@ export interface EmulatorHandler {
   readonly config: EmulatorConfig;
 }
 
+/** The license service's path, its ClearKey path, and the emulator's first one. */
+export const LICENSE_PATHS = [
+  '/ri/licenseManager.do',
+  '/ri/clearkey/licenseManager.do',
+  '/license',
+] as const;
+const isLicensePath = (path: string) => (LICENSE_PATHS as readonly string[]).includes(path);
+
 /**
- * The license service stand-in as a web-standard handler: `POST /license`, `GET /events`,
- * `GET /health`, and CORS preflights. The config is validated here, once; keys are derived once.
+ * The license service stand-in as a web-standard handler: `POST /ri/licenseManager.do` (and its
+ * aliases), `GET /events`, `GET /health`, and CORS preflights. The config is validated here, once;
+ * keys are derived once.
  */
 export function createEmulatorHandler(
   input: EmulatorConfigInput | EmulatorConfig,
@@ -44,78 +44,15 @@ export function createEmulatorHandler(
   const config = parseConfig(input);
   const events = options.events ?? new FlowEvents();
   const now = options.now ?? Date.now;
-  const tokens = createTokenAuthorizer(config);
-  const gateways = createGatewayAuthorizer(config, options);
-  const cors = createCorsPolicy(config.allowedOrigins, config.customDataHeader);
+  const codeOf = serviceCodes(config.errorCodes);
+  const license = createLicenseFlow(config, {
+    ...options,
+    now,
+    codeOf: clientCodes(config.dialect, codeOf),
+  });
+  const cors = createCorsPolicy(config.allowedOrigins, [config.customDataHeader, STREAM_ID_HEADER]);
   const header = config.customDataHeader;
   const startedAt = now();
-
-  async function license(request: Request, flow: FlowRecorder): Promise<Response> {
-    const value = request.headers.get(header);
-    const body = await readTextLimited(request.body, MAX_LICENSE_REQUEST_BYTES);
-    if (body === undefined) {
-      throw new EmulatorError(
-        'PAYLOAD_TOO_LARGE',
-        `The license request body is larger than ${MAX_LICENSE_REQUEST_BYTES} bytes; a ClearKey request is a few hundred.`,
-      );
-    }
-    const parsed = tryParse(body);
-    const origin = request.headers.get('origin');
-    flow.emit({
-      type: 'license-request',
-      kids: parsed.request?.kids ?? [],
-      ...(origin === null ? {} : { origin }),
-    });
-    if (value === null || value.trim() === '') {
-      throw new EmulatorError(
-        'MISSING_CUSTOM_DATA',
-        `The license request has no ${header} header: send the license token (token mode) or the site's custom data (gateway mode) in it.`,
-        { header },
-      );
-    }
-    if (parsed.request === undefined) throw parsed.error;
-    const requested = parsed.request.kids;
-
-    const auth = await authorize(value, flow);
-    const policy = effectivePolicy(auth.grant);
-    checkPolicyWindow(policy, now());
-    const keys = selectKeys(requested, auth.cid, auth.grant.externalKey, config.keys);
-    const clearKey = buildClearKeyLicense(keys, policy.persistent);
-    flow.emit({
-      type: 'license-issued',
-      mode: auth.mode,
-      siteId: auth.siteId,
-      userId: auth.userId,
-      cid: auth.cid,
-      kids: keys.map((k) => k.kid),
-      licenseType: clearKey.type,
-      policy,
-    });
-    return Response.json(clearKey, {
-      headers: { 'x-drm-license-policy': JSON.stringify(policy), 'cache-control': 'no-store' },
-    });
-  }
-
-  async function authorize(value: string, flow: FlowRecorder): Promise<Authorization> {
-    if (headerKind(value, header) === 'gateway') return gateways.authorize(value, flow);
-    try {
-      const auth = tokens.authorize(value, now());
-      flow.emit({
-        type: 'token-checked',
-        ok: true,
-        siteId: auth.siteId,
-        userId: auth.userId,
-        cid: auth.cid,
-        drmType: auth.drmType,
-        ...(auth.warnings.length > 0 ? { warnings: auth.warnings } : {}),
-      });
-      return auth;
-    } catch (error) {
-      const errorCode = error instanceof EmulatorError ? error.code : 'INTERNAL_ERROR';
-      flow.emit({ type: 'token-checked', ok: false, errorCode });
-      throw error;
-    }
-  }
 
   function health(): Response {
     return Response.json({
@@ -127,6 +64,8 @@ export function createEmulatorHandler(
       })),
       cids: Object.keys(config.keys),
       customDataHeader: header,
+      dialect: config.dialect,
+      licensePath: LICENSE_PATHS[0],
     });
   }
 
@@ -136,16 +75,11 @@ export function createEmulatorHandler(
     corsHeaders: Record<string, string>,
   ): Promise<Response> {
     const { pathname } = new URL(request.url);
-    const routes: Record<string, string> = {
-      '/license': 'POST',
-      '/events': 'GET',
-      '/health': 'GET',
-    };
-    const method = routes[pathname];
+    const method = isLicensePath(pathname) ? 'POST' : GET_PATHS[pathname];
     if (method === undefined) {
       throw new EmulatorError(
         'NOT_FOUND',
-        `No such path ${pathname}: the emulator serves POST /license, GET /events and GET /health.`,
+        `No such path ${pathname}: the emulator serves POST /ri/licenseManager.do (also /license), GET /events and GET /health.`,
       );
     }
     if (request.method !== method && !(method === 'GET' && request.method === 'HEAD')) {
@@ -155,7 +89,7 @@ export function createEmulatorHandler(
         { allow: method },
       );
     }
-    if (pathname === '/license') return license(request, flow);
+    if (method === 'POST') return license(request, flow);
     if (pathname === '/health') return health();
     return eventStreamResponse(events, corsHeaders);
   }
@@ -164,14 +98,14 @@ export function createEmulatorHandler(
     const origin = request.headers.get('origin');
     if (request.method === 'OPTIONS') {
       const headers = cors.preflightHeaders(origin);
-      if (headers === 'denied') return failure(originDenied(origin), {});
+      if (headers === 'denied') return fail(originDenied(origin), {});
       return new Response(null, { status: 204, headers });
     }
     const corsHeaders = cors.headersFor(origin);
-    if (corsHeaders === 'denied') return failure(originDenied(origin), {});
+    if (corsHeaders === 'denied') return fail(originDenied(origin), {});
     const requestId = randomBytes(6).toString('hex');
     const flow = createFlowRecorder(events, requestId);
-    const isLicense = new URL(request.url).pathname === '/license';
+    const isLicense = isLicensePath(new URL(request.url).pathname);
     let response: Response;
     try {
       response = await route(request, flow, corsHeaders);
@@ -186,35 +120,26 @@ export function createEmulatorHandler(
       if (!(error instanceof EmulatorError)) options.onInternalError?.(error);
       if (isLicense && known.code !== 'METHOD_NOT_ALLOWED') {
         try {
-          flow.emit({
-            type: 'license-denied',
-            status: known.status,
-            errorCode: known.code,
-            message: known.message,
-          });
+          flow.emit(deniedEvent(known, config.dialect, codeOf));
         } catch (emitError) {
           // The refusal must still reach the client, even when reporting it fails.
           options.onInternalError?.(emitError);
         }
       }
-      response = failure(known, corsHeaders);
+      response = fail(known, corsHeaders);
     }
     for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
     response.headers.set('x-drm-request-id', requestId);
     return response;
   };
+  function fail(error: EmulatorError, headers: Record<string, string>): Response {
+    return failureResponse(error, config.dialect, codeOf, headers);
+  }
+
   return Object.assign(handler, { events, config });
 }
 
-function tryParse(
-  body: string,
-): { request: ClearKeyRequest; error?: undefined } | { request?: undefined; error: unknown } {
-  try {
-    return { request: parseLicenseRequest(body) };
-  } catch (error) {
-    return { error };
-  }
-}
+const GET_PATHS: Partial<Record<string, 'GET'>> = { '/events': 'GET', '/health': 'GET' };
 
 function originDenied(origin: string | null): EmulatorError {
   return new EmulatorError(
@@ -222,14 +147,4 @@ function originDenied(origin: string | null): EmulatorError {
     `Origin ${origin ?? '(none)'} is not in allowedOrigins of the emulator config: add it there (or "*" to allow any; the default allows no browser origin).`,
     { origin },
   );
-}
-
-function failure(error: EmulatorError, headers: Record<string, string>): Response {
-  const extra: Record<string, string> = {
-    ...headers,
-    'x-drm-error-code': error.code,
-    'cache-control': 'no-store',
-  };
-  if (error.code === 'METHOD_NOT_ALLOWED') extra['allow'] = String(error.detail?.['allow']);
-  return Response.json(error.toBody(), { status: error.status, headers: extra });
 }

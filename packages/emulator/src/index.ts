@@ -2,21 +2,34 @@
 export { startEmulator, type StartOptions, type RunningEmulator } from './server.ts';
 export {
   createEmulatorHandler,
+  LICENSE_PATHS,
   type EmulatorHandler,
   type EmulatorHandlerOptions,
 } from './handler.ts';
+export { STREAM_ID_HEADER, STREAM_ID_QUERY } from './stream-id.ts';
 export {
   emulatorConfigSchema,
   parseConfig,
   loadConfigFile,
   ConfigError,
+  DIALECTS,
+  type Dialect,
   type EmulatorConfig,
   type EmulatorConfigInput,
   type SiteConfig,
   type ContentKey,
 } from './config.ts';
-export { ERROR_CODES, EmulatorError, type EmulatorErrorCode, type ErrorBody } from './errors.ts';
+export {
+  ERROR_CODES,
+  REFUSAL_REASONS,
+  EmulatorError,
+  type EmulatorErrorCode,
+  type RefusalReason,
+  type ErrorBody,
+  type ServiceRefusalBody,
+} from './errors.ts';
 export { FlowEvents, type FlowEvent, type FlowEventType } from './events.ts';
 export { type ClearKeyLicense } from './clearkey-license.ts';
 export { type ClearKeyRequest } from './license-request.ts';
+export { type DeviceInfo, type JsonLicenseAnswer } from './license-answer.ts';
 export { type EffectivePolicy } from './policy.ts';

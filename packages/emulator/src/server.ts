@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EmulatorConfig, EmulatorConfigInput } from './config.ts';
 import type { FlowEvents } from './events.ts';
-import { createEmulatorHandler, type EmulatorHandlerOptions } from './handler.ts';
+import { createEmulatorHandler, LICENSE_PATHS, type EmulatorHandlerOptions } from './handler.ts';
 import { toNodeListener } from './http/node-adapter.ts';
 
 export interface StartOptions extends EmulatorHandlerOptions {
@@ -13,8 +13,10 @@ export interface StartOptions extends EmulatorHandlerOptions {
 }
 
 export interface RunningEmulator {
-  /** Base URL, e.g. http://127.0.0.1:41234; the license URL is `${url}/license`. */
+  /** Base URL, e.g. http://127.0.0.1:41234; the license URL is `${url}/ri/licenseManager.do`. */
   url: string;
+  /** `${url}/ri/licenseManager.do`: where players send license requests, as to the service. */
+  licenseUrl: string;
   /** Flow events of every license request: `events.on(fn)` or `for await (const e of events)`. */
   events: FlowEvents;
   config: EmulatorConfig;
@@ -39,8 +41,10 @@ export async function startEmulator(
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
+  const url = `http://${shownHost}:${address.port}`;
   return {
-    url: `http://${shownHost}:${address.port}`,
+    url,
+    licenseUrl: `${url}${LICENSE_PATHS[0]}`,
     events: handler.events,
     config: handler.config,
     close() {

@@ -1,20 +1,25 @@
 import {
   createTokenVerifier,
-  decodeLicenseToken,
+  DRM_TYPES,
+  readLicenseToken,
   SiteKitError,
-  type ExternalKey,
+  TokenError,
   type TokenVerifier,
+  type VerifiedLicenseToken,
 } from '@multidrm/site-kit';
-import type { Authorization, Grant } from './authorization.ts';
+import type { Authorization } from './authorization.ts';
 import type { EmulatorConfig } from './config.ts';
 import { EmulatorError, type EmulatorErrorCode } from './errors.ts';
+import { hashReadings } from './hash-readings.ts';
+import { grantOfV1, grantOfV2 } from './token-grant.ts';
 
 export interface TokenAuthorizer {
-  authorize(token: string, nowMs: number): Authorization;
+  authorize(token: string, json: Record<string, unknown>, nowMs: number): Authorization;
 }
 
-// site-kit's token error codes, as the emulator reports them.
-const CODES: Record<string, EmulatorErrorCode> = {
+// site-kit's token error codes, as the emulator reports them. SITE_MISMATCH cannot occur: the
+// verifier is chosen by the token's own site_id.
+const CODES: Partial<Record<string, EmulatorErrorCode>> = {
   MALFORMED_TOKEN: 'MALFORMED_TOKEN',
   INVALID_FIELD: 'INVALID_TOKEN_FIELD',
   HASH_MISMATCH: 'HASH_MISMATCH',
@@ -23,10 +28,16 @@ const CODES: Record<string, EmulatorErrorCode> = {
   DECRYPT_FAILED: 'DECRYPT_FAILED',
   INVALID_POLICY: 'INVALID_POLICY',
 };
-// SITE_MISMATCH cannot occur: the verifier is chosen by the token's own site_id.
+
+const FIELD_OF: Partial<Record<EmulatorErrorCode, string>> = {
+  TOKEN_EXPIRED: 'timestamp',
+  TOKEN_NOT_YET_VALID: 'timestamp',
+  HASH_MISMATCH: 'hash',
+};
 
 /** Token mode: one site-kit verifier per configured site, made once, picked by the token's site_id. */
 export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
+  const sites = new Map(config.sites.map((site) => [site.siteId, site]));
   const verifiers = new Map<string, TokenVerifier>(
     config.sites.map((site) => [
       site.siteId,
@@ -42,42 +53,73 @@ export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
   );
 
   return {
-    authorize(token, nowMs) {
-      const fields = translate(() => decodeLicenseToken(token), undefined);
+    authorize(token, json, nowMs) {
+      checkDrmType(json);
+      const read = translate(() => readLicenseToken(token), undefined);
+      const fields = read.fields;
       const verifier = verifiers.get(fields.site_id);
-      if (verifier === undefined) {
+      const site = sites.get(fields.site_id);
+      if (verifier === undefined || site === undefined) {
         throw new EmulatorError(
           'UNKNOWN_SITE',
           `The token is for site "${fields.site_id}", which is not in the emulator config: add it to "sites" with its site key and access key, or issue the token with a configured site ID.`,
           { siteId: fields.site_id, configuredSites: [...verifiers.keys()] },
+          { field: 'site_id' },
         );
       }
       const about = { siteId: fields.site_id, cid: fields.cid, timestamp: fields.timestamp };
-      const verified = translate(() => verifier.verify(token, { now: nowMs }), about);
-      const { playback_policy, security_policy, external_key } = verified.policy;
-      const grant: Grant = { playback: { ...playback_policy } };
-      if (security_policy !== undefined) grant.security = security_policy;
-      const externalKey = mpegCencKey(external_key);
-      if (externalKey !== undefined) grant.externalKey = externalKey;
-      return {
-        mode: 'token',
+      let verified: VerifiedLicenseToken;
+      try {
+        verified = translate(() => verifier.verify(token, { now: nowMs }), about);
+      } catch (error) {
+        if (error instanceof EmulatorError && error.code === 'HASH_MISMATCH') {
+          const data = read.version === 1 ? read.fields.token : read.fields.policy;
+          const readings = hashReadings(site.accessKey, { ...fields, data });
+          const expected = read.version === 1 ? config.hashEncoding : 'raw-digest';
+          throw new EmulatorError(
+            'HASH_MISMATCH',
+            error.message,
+            {
+              ...about,
+              version: read.version,
+              expectedReading: expected,
+              matchedReading: readings,
+            },
+            { field: 'hash', cause: error },
+          );
+        }
+        throw error;
+      }
+      const base = {
+        mode: 'token' as const,
         siteId: verified.siteId,
         userId: verified.userId,
         cid: verified.cid,
         drmType: verified.drmType,
-        grant,
         warnings: verified.warnings,
+      };
+      if (verified.version === 1) {
+        return { ...base, grant: grantOfV1(verified.policy), responseFormat: 'original' };
+      }
+      return {
+        ...base,
+        grant: grantOfV2(verified.policy, verified.keyRotation),
+        responseFormat: verified.responseFormat,
       };
     },
   };
 }
 
-function mpegCencKey(external: ExternalKey | undefined): Grant['externalKey'] {
-  const cenc = external?.mpeg_cenc;
-  if (cenc?.key === undefined) return undefined;
-  return cenc.key_id === undefined
-    ? { key: cenc.key.toLowerCase() }
-    : { kid: cenc.key_id.toLowerCase(), key: cenc.key.toLowerCase() };
+/** A bad drm_type has its own code (7018); other invalid token JSON is 7013. */
+function checkDrmType(json: Record<string, unknown>): void {
+  const drmType = json['drm_type'];
+  if (drmType === undefined || (DRM_TYPES as readonly unknown[]).includes(drmType)) return;
+  throw new EmulatorError(
+    'INVALID_DRM_TYPE',
+    `The token's drm_type ${JSON.stringify(drmType)?.slice(0, 40)} is not one of ${DRM_TYPES.map((t) => `"${t}"`).join(', ')} (exact case).`,
+    undefined,
+    { field: 'drm_type' },
+  );
 }
 
 function translate<T>(run: () => T, detail: Record<string, unknown> | undefined): T {
@@ -85,10 +127,22 @@ function translate<T>(run: () => T, detail: Record<string, unknown> | undefined)
     return run();
   } catch (error) {
     if (error instanceof SiteKitError) {
-      const code = CODES[error.code];
-      if (code !== undefined)
-        throw new EmulatorError(code, error.message, detail, { cause: error });
+      const mapped = CODES[error.code];
+      if (mapped !== undefined) {
+        const tokenField = error instanceof TokenError ? error.field : undefined;
+        const code = tokenField === 'drm_type' ? 'INVALID_DRM_TYPE' : mapped;
+        const field = tokenField ?? FIELD_OF[code] ?? policyPath(error.message);
+        throw new EmulatorError(code, error.message, detail, {
+          cause: error,
+          ...(field === undefined ? {} : { field }),
+        });
+      }
     }
     throw error;
   }
+}
+
+/** The member path an INVALID_POLICY message names first ("policy.playback_policy.x: ..."). */
+function policyPath(message: string): string | undefined {
+  return /\b(policy(?:\.[\w[\]-]+)*):/.exec(message)?.[1];
 }

@@ -80,6 +80,34 @@ describe('multidrm-emulator CLI', { timeout: 30_000 }, () => {
     expect(code).toBe(0);
   });
 
+  it('answers in the service dialect at /ri/licenseManager.do, and in the explain dialect when configured', async () => {
+    const explain = join(dir, 'explain.json');
+    writeFileSync(
+      explain,
+      JSON.stringify({
+        sites: [TOKEN_SITE],
+        keys: { [CID]: { kid: KID, key: KEY } },
+        dialect: 'explain',
+      }),
+    );
+    const expired = createTokenIssuer(TOKEN_SITE).issue({
+      cid: CID,
+      timestamp: '2020-01-01T00:00:00Z',
+    });
+    for (const [file, expected] of [
+      [good, { status: 200, code: '7011' }],
+      [explain, { status: 403, code: 'TOKEN_EXPIRED' }],
+    ] as const) {
+      const child = launch(['--config', file, '--quiet']);
+      const url = (await firstLine(child)).slice('listening on '.length);
+      const res = await postLicense(url, expired);
+      expect(res.status).toBe(expected.status);
+      expect(res.body['errorCode'] ?? res.body['error_code']).toBe(expected.code);
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+
   it('without native type stripping, re-runs itself with --experimental-strip-types and stops on SIGINT', async () => {
     // Node 22.12 to 22.17 start without type stripping; --no-experimental-strip-types imitates them.
     const child = launch(

@@ -6,8 +6,12 @@ describe('parseConfig', () => {
   it('fills in the documented defaults', () => {
     const config = parseConfig({ sites: [TOKEN_SITE] });
     expect(config).toMatchObject({
-      tokenValiditySeconds: 60,
-      clockSkewSeconds: 0,
+      dialect: 'service',
+      errorCodes: {},
+      tokenValiditySeconds: 600,
+      clockSkewSeconds: 5,
+      streamGraceSeconds: 30,
+      renewalIntervalSeconds: 60,
       hashEncoding: 'hex-text',
       customDataHeader: 'x-drm-custom-data',
       gatewayTimeoutMs: 5000,
@@ -72,6 +76,23 @@ describe('parseConfig', () => {
     [
       { sites: [TOKEN_SITE], tokenValiditySeconds: -1 },
       'config.tokenValiditySeconds: must not be negative',
+    ],
+    [{ sites: [TOKEN_SITE], dialect: 'pallas' }, 'config.dialect: must be "service" or "explain"'],
+    [
+      { sites: [TOKEN_SITE], errorCodes: { TOKEN_EXPIRED: 7011 } },
+      'config.errorCodes.TOKEN_EXPIRED: must be a string of digits',
+    ],
+    [
+      { sites: [TOKEN_SITE], errorCodes: { TOKEN_EXPIRED: '70a1' } },
+      'config.errorCodes.TOKEN_EXPIRED: must be a string of 1 to 9 digits',
+    ],
+    [
+      { sites: [TOKEN_SITE], errorCodes: { NOT_FOUND: '404' } },
+      'config.errorCodes: unknown member "NOT_FOUND"',
+    ],
+    [
+      { sites: [TOKEN_SITE], renewalIntervalSeconds: 0 },
+      'config.renewalIntervalSeconds: must be more than 0',
     ],
   ])('refuses a bad config naming the field (%#)', (input, says) => {
     expect(() => parseConfig(input)).toThrow(ConfigError);

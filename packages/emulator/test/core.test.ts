@@ -47,7 +47,7 @@ describe('parseLicenseRequest', () => {
 });
 
 describe('effectivePolicy', () => {
-  const grant = (playback: Grant['playback']): Grant => ({ playback });
+  const grant = (playback: Grant['playback']): Grant => ({ source: 'token-v1', playback });
 
   it('defaults to unlimited, non-persistent', () => {
     expect(effectivePolicy(grant({}))).toEqual({ limit: false, persistent: false });
@@ -75,6 +75,72 @@ describe('effectivePolicy', () => {
     expect(policy.duration).toBeUndefined();
     expect(policy.expire_date).toBeUndefined();
     expect(policy.ignored).toHaveLength(3);
+  });
+
+  it('keeps every v2 date and duration, with no limit member', () => {
+    const policy = effectivePolicy({
+      source: 'token-v2',
+      playback: {
+        persistent: true,
+        license_duration: 60,
+        expire_date: '2030-01-01T00:00:00Z',
+        rental_duration: 600,
+        playback_duration: 300,
+        max_stream_per_user: 2,
+        renewal_duration: 30,
+      },
+    });
+    expect(policy).toEqual({
+      persistent: true,
+      license_duration: 60,
+      expire_date: '2030-01-01T00:00:00Z',
+      rental_duration: 600,
+      playback_duration: 300,
+      max_stream_per_user: 2,
+      renewal_duration: 30,
+    });
+  });
+
+  it('says what ClearKey cannot enforce: security levels, HDCP, track types, other key systems', () => {
+    const policy = effectivePolicy({
+      source: 'token-v2',
+      playback: { allowed_track_types: 'SD_ONLY' },
+      security: [
+        { track_type: 'HD', widevine: { security_level: 5, required_hdcp_version: 'HDCP_V2' } },
+      ],
+      unusableKeys: ['external_key.hls_aes'],
+      keyRotation: true,
+    });
+    expect(policy.not_enforced).toEqual([
+      expect.stringMatching(
+        /^security_policy\[0\] \(HD\)\.widevine: security_level 5, required_hdcp_version HDCP_V2: ClearKey has no security levels/,
+      ),
+      expect.stringMatching(/^playback_policy\.allowed_track_types SD_ONLY: /),
+      'external_key.hls_aes: not used, ClearKey takes only mpeg_cenc keys',
+      expect.stringMatching(/^key_rotation true: /),
+    ]);
+  });
+
+  it('reports v1 security_policy and XML PC as not enforced, and nothing when none is asked for', () => {
+    expect(
+      effectivePolicy({
+        source: 'token-v1',
+        playback: {},
+        security: { hardware_drm: true, output_protect: { control_hdcp: 2 } },
+      }).not_enforced,
+    ).toEqual([
+      expect.stringMatching(
+        /^security_policy: hardware_drm true, output_protect \{control_hdcp 2\}: ClearKey has no/,
+      ),
+    ]);
+    expect(
+      effectivePolicy({
+        source: 'gateway-xml',
+        playback: {},
+        outputControl: { HDCP: 1, 'CGMS-A': 0, APS: 0 },
+      }).not_enforced,
+    ).toEqual([expect.stringMatching(/^PC: HDCP 1, CGMS-A 0, APS 0: /)]);
+    expect(effectivePolicy(grant({})).not_enforced).toBeUndefined();
   });
 });
 
@@ -115,15 +181,30 @@ describe('checkPolicyWindow', () => {
 describe('selectKeys', () => {
   const configured = { movie: [{ kid: KID, key: KEY }] };
   it('prefers the external key over the configured one', () => {
-    expect(selectKeys([OTHER_KID], 'movie', { kid: OTHER_KID, key: KID }, configured)).toEqual([
+    expect(selectKeys([OTHER_KID], 'movie', [{ kid: OTHER_KID, key: KID }], configured)).toEqual([
       { kid: OTHER_KID, key: KID },
     ]);
   });
   it('gives an external key without key ID to every requested kid', () => {
-    expect(selectKeys([KID, OTHER_KID], 'x', { key: KEY }, {})).toEqual([
+    expect(selectKeys([KID, OTHER_KID], 'x', [{ key: KEY }], {})).toEqual([
       { kid: KID, key: KEY },
       { kid: OTHER_KID, key: KEY },
     ]);
+  });
+  it('takes several external keys (v2: one per track) and issues those requested', () => {
+    const keys = [
+      { kid: KID, key: KEY, trackType: 'AUDIO' },
+      { kid: OTHER_KID, key: KID, trackType: 'ALL_VIDEO' },
+    ];
+    expect(selectKeys([OTHER_KID, KID], 'x', keys, {})).toEqual([
+      { kid: OTHER_KID, key: KID },
+      { kid: KID, key: KEY },
+    ]);
+  });
+  it('tells a key ID of another configured cid (CID_MISMATCH) from an unknown one', () => {
+    const two = { ...configured, trailer: [{ kid: OTHER_KID, key: KEY }] };
+    expect(code(() => selectKeys([OTHER_KID], 'movie', undefined, two))).toBe('CID_MISMATCH');
+    expect(code(() => selectKeys([KEY], 'movie', undefined, two))).toBe('KID_NOT_LICENSED');
   });
   it('does not read inherited properties as cids', () => {
     expect(code(() => selectKeys([KID], 'constructor', undefined, configured))).toBe(
@@ -134,7 +215,10 @@ describe('selectKeys', () => {
     expect(code(() => selectKeys([KID, OTHER_KID], 'movie', undefined, configured))).toBe(
       'KID_NOT_LICENSED',
     );
-    expect(code(() => selectKeys([KID], 'movie', { kid: OTHER_KID, key: KEY }, configured))).toBe(
+    expect(
+      code(() => selectKeys([KID], 'elsewhere', [{ kid: OTHER_KID, key: KEY }], configured)),
+    ).toBe('CID_MISMATCH');
+    expect(code(() => selectKeys([KID], 'movie', [{ kid: OTHER_KID, key: KEY }], configured))).toBe(
       'KID_NOT_LICENSED',
     );
   });

@@ -6,9 +6,11 @@ const event = (n: number): FlowEvent => ({
   requestId: String(n),
   at: new Date(0).toISOString(),
   elapsedMs: 0,
-  status: 400,
-  errorCode: 'MISSING_CUSTOM_DATA',
-  message: 'm',
+  status: 200,
+  errorCode: '7010',
+  reason: 'MISSING_CUSTOM_DATA',
+  message: 'No token or custom data',
+  detail: 'd',
 });
 
 describe('FlowEvents', () => {
@@ -65,7 +67,7 @@ describe('FlowEvents', () => {
     const flow = createFlowRecorder(events, 'req-1', () => clock);
     flow.emit({ type: 'license-request', kids: [] });
     clock = 12.5;
-    flow.emit({ type: 'token-checked', ok: false, errorCode: 'MALFORMED_TOKEN' });
+    flow.emit({ type: 'token-checked', ok: false, errorCode: '7009', reason: 'MALFORMED_TOKEN' });
     expect(events.recent().map((e) => [e.requestId, e.elapsedMs])).toEqual([
       ['req-1', 0],
       ['req-1', 2.5],

@@ -14,6 +14,7 @@ import {
   KID,
   OTHER_KID,
   postLicense,
+  refusalOf,
   startTestGateway,
   XML_SITE,
   type TestGateway,
@@ -110,12 +111,17 @@ describe('gateway mode, JSON callback', () => {
       nonce: r.nonce,
     });
     const res = await postLicense(emulator.url, customData(JSON_SITE));
-    expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({
-      error_code: 'GATEWAY_DENIED',
-      detail: { siteErrorCode: '4031', siteErrorMessage: 'subscription ended' },
+    const refusal = refusalOf(res);
+    expect(refusal).toMatchObject({ errorCode: '8002', reason: 'GATEWAY_DENIED' });
+    expect(JSON.parse(refusal.message)).toEqual({ ERROR: '4031', MESSAGE: 'subscription ended' });
+    expect(refusal.detail).toContain('4031: subscription ended');
+    const denied = seen.find(
+      (e) => e.requestId === res.headers.get('x-drm-request-id') && e.type === 'license-denied',
+    );
+    expect(denied).toMatchObject({
+      errorCode: '8002',
+      facts: { siteErrorCode: '4031', siteErrorMessage: 'subscription ended' },
     });
-    expect(res.body['message']).toContain('4031: subscription ended');
   });
 
   it('emits callback-sent and callback-answered without the gateway query or any key', async () => {
@@ -169,6 +175,7 @@ describe('gateway mode, XML callback (old specification)', () => {
       limit: true,
       persistent: false,
       output_control: { HDCP: 1, 'CGMS-A': -1, APS: 0 },
+      not_enforced: [expect.stringMatching(/^PC: HDCP 1, CGMS-A -1, APS 0: ClearKey has no/)],
     });
     const [request] = xmlGateway.requests.slice(-1) as [GatewayRequest];
     expect(request).toMatchObject({ format: 'xml', user_id: 'user-7', cid: CID, oid: 'o-1' });
@@ -183,8 +190,7 @@ describe('gateway mode, XML callback (old specification)', () => {
   it('denies when PD_END is in the past and LIMIT is Y', async () => {
     xmlGateway.behave = (r) => allowXml(r, { LIMIT: 'Y', PD_END: inSeconds(-30) });
     const res = await postLicense(emulator.url, customData(XML_SITE));
-    expect(res.status).toBe(403);
-    expect(res.body['error_code']).toBe('LICENSE_EXPIRED');
+    expect(refusalOf(res)).toMatchObject({ errorCode: '8711', reason: 'LICENSE_EXPIRED' });
   });
 
   it('denies with the ERROR and ERRMSG of the site', async () => {
@@ -195,10 +201,38 @@ describe('gateway mode, XML callback (old specification)', () => {
       NONCE: r.nonce,
     });
     const res = await postLicense(emulator.url, customData(XML_SITE));
-    expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({
-      error_code: 'GATEWAY_DENIED',
-      detail: { siteErrorCode: '9001' },
-    });
+    const refusal = refusalOf(res);
+    expect(refusal.errorCode).toBe('8002');
+    expect(JSON.parse(refusal.message)).toEqual({ ERROR: '9001', MESSAGE: 'not purchased' });
+  });
+});
+
+describe('gateway mode answers', () => {
+  it('are the license itself (original), whatever the site answers', async () => {
+    const res = await postLicense(emulator.url, customData(JSON_SITE));
+    expect(Object.keys(res.body).sort()).toEqual(['keys', 'type']);
+  });
+
+  it('count the callback failure in the events with the service code beside our reason', async () => {
+    jsonGateway.behave = (r) => allowJson(r, { nonce: 'not-the-nonce' });
+    const res = await postLicense(emulator.url, customData(JSON_SITE));
+    expect(refusalOf(res).errorCode).toBe('8004');
+    const answered = seen.find(
+      (e) => e.requestId === res.headers.get('x-drm-request-id') && e.type === 'callback-answered',
+    );
+    expect(answered).toMatchObject({ ok: false, errorCode: '8004', reason: 'NONCE_MISMATCH' });
+  });
+
+  it('refuse custom data without its base64 padding with 7007, before any callback', async () => {
+    const before = jsonGateway.requests.length;
+    let value = customData(JSON_SITE);
+    for (let i = 1; i < 64 && !value.endsWith('='); i++) {
+      value = customData(JSON_SITE, { oid: 'x'.repeat(i) });
+    }
+    expect(value).toMatch(/=$/);
+    const unpadded = value.replace(/=+$/, '');
+    const refusal = refusalOf(await postLicense(emulator.url, unpadded));
+    expect(refusal).toMatchObject({ errorCode: '7007', reason: 'INVALID_CUSTOM_DATA' });
+    expect(jsonGateway.requests.length).toBe(before);
   });
 });

@@ -37,27 +37,58 @@ export const hexOf = (b64u: string) => Buffer.from(b64u, 'base64url').toString('
 export const clearKeyRequest = (...kids: string[]) =>
   JSON.stringify({ kids: kids.map(b64url), type: 'temporary' });
 
+export const LICENSE_PATH = '/ri/licenseManager.do';
+
 export interface LicenseResult {
   status: number;
   headers: Headers;
   body: Record<string, unknown>;
+  /** The body exactly as received. */
+  text: string;
 }
 
-/** POSTs a ClearKey license request; `header` undefined sends no custom data header. */
+/**
+ * POSTs a ClearKey license request to the service's path; `header` undefined sends no custom data
+ * header. `extra` adds headers, `path` replaces the path (with a query, say).
+ */
 export async function postLicense(
   baseUrl: string,
   header: string | undefined,
   body: string = clearKeyRequest(KID),
   extra: Record<string, string> = {},
+  path: string = LICENSE_PATH,
 ): Promise<LicenseResult> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...extra };
   if (header !== undefined) headers['x-drm-custom-data'] = header;
-  const response = await fetch(`${baseUrl}/license`, { method: 'POST', headers, body });
+  const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers, body });
+  const text = await response.text();
   return {
     status: response.status,
     headers: response.headers,
-    body: (await response.json()) as Record<string, unknown>,
+    body: JSON.parse(text) as Record<string, unknown>,
+    text,
   };
+}
+
+/** The members of a refusal in the service dialect. */
+export interface Refusal {
+  errorCode: string;
+  message: string;
+  reason: string;
+  field?: string;
+  fix: string;
+  detail: string;
+}
+
+/** Asserts an answer is a refusal in the service dialect (HTTP 200, no header that tells) and returns it. */
+export function refusalOf(res: LicenseResult): Refusal {
+  if (res.status !== 200 || typeof res.body['errorCode'] !== 'string') {
+    throw new Error(`expected a refusal (HTTP 200 with errorCode), got ${res.status} ${res.text}`);
+  }
+  if (res.headers.get('x-drm-error-code') !== null) {
+    throw new Error('a refusal in the service dialect carries no x-drm-error-code header');
+  }
+  return res.body as unknown as Refusal;
 }
 
 export type GatewayBehaviour = (
@@ -172,3 +203,30 @@ export function handMadeToken(
   const digest = Buffer.from(hash('sha256', s, 'hex').toUpperCase(), 'latin1').toString('base64');
   return Buffer.from(JSON.stringify({ ...fields, hash: digest })).toString('base64');
 }
+
+/**
+ * A v2 token built by hand (raw-digest hash, as every v2 builder), for policies that site-kit's
+ * issuer refuses but a lenient or broken builder could still send.
+ */
+export function handMadeTokenV2(
+  policy: unknown,
+  options: { site?: typeof TOKEN_SITE; cid?: string; userId?: string; extra?: object } = {},
+): string {
+  const site = options.site ?? TOKEN_SITE;
+  const fields = {
+    drm_type: 'Widevine',
+    site_id: site.siteId,
+    user_id: options.userId ?? 'LICENSETOKEN',
+    cid: options.cid ?? CID,
+    policy: encrypt(JSON.stringify(policy), site.siteKey),
+  };
+  const timestamp = inSeconds(0);
+  const s = site.accessKey + Object.values(fields).join('') + timestamp;
+  const digest = hash('sha256', s, 'base64');
+  return Buffer.from(
+    JSON.stringify({ ...fields, ...options.extra, timestamp, hash: digest }),
+  ).toString('base64');
+}
+
+/** base64 of the JSON of `value`: a header value built by hand. */
+export const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');

@@ -1,7 +1,7 @@
 import { createTokenIssuer } from '@multidrm/site-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type FlowEvent, type RunningEmulator } from '../src/index.ts';
-import { CID, KEY, KID, postLicense, TOKEN_SITE } from './helpers.ts';
+import { CID, KEY, KID, postLicense, refusalOf, TOKEN_SITE } from './helpers.ts';
 
 let emulator: RunningEmulator;
 let custom: RunningEmulator;
@@ -79,6 +79,32 @@ describe('GET /events', () => {
     expect(JSON.stringify(flow)).not.toContain(Buffer.from(KEY, 'hex').toString('base64url'));
   });
 
+  it("streams a refusal with the service's code and our explanation side by side", async () => {
+    let requestId: string | null = null;
+    const expired = issuer.issue({ cid: CID, timestamp: '2020-01-01T00:00:00Z' });
+    const { events } = await readEvents(
+      emulator.url,
+      (es) => es.some((e) => e.requestId === requestId && e.type === 'license-denied'),
+      async () => {
+        const res = await postLicense(emulator.url, expired);
+        requestId = res.headers.get('x-drm-request-id');
+      },
+    );
+    const flow = events.filter((e) => e.requestId === requestId);
+    expect(flow.map((e) => e.type)).toEqual(['license-request', 'token-checked', 'license-denied']);
+    expect(flow[1]).toMatchObject({ ok: false, errorCode: '7011', reason: 'TOKEN_EXPIRED' });
+    expect(flow[2]).toMatchObject({
+      status: 200,
+      errorCode: '7011',
+      reason: 'TOKEN_EXPIRED',
+      message: 'Token expired',
+      field: 'timestamp',
+      detail: expect.stringMatching(/^The token expired \d+ s ago/),
+      fix: expect.stringMatching(/fresh token/),
+    });
+    expect(JSON.stringify(flow)).not.toContain(expired);
+  });
+
   it('is also an async iterable on the running emulator, ended by close()', async () => {
     const other = await startEmulator({
       sites: [TOKEN_SITE],
@@ -108,6 +134,12 @@ describe('close()', () => {
   });
 });
 
+describe('the running emulator', () => {
+  it("gives the license URL at the service's path", () => {
+    expect(emulator.licenseUrl).toBe(`${emulator.url}/ri/licenseManager.do`);
+  });
+});
+
 describe('GET /health', () => {
   it('reports the sites and cids without any key', async () => {
     const response = await fetch(`${emulator.url}/health`);
@@ -117,6 +149,8 @@ describe('GET /health', () => {
       status: 'ok',
       sites: [{ siteId: TOKEN_SITE.siteId, mode: 'token' }],
       cids: [CID],
+      dialect: 'service',
+      licensePath: '/ri/licenseManager.do',
     });
     expect(JSON.stringify(body)).not.toContain(TOKEN_SITE.siteKey);
   });
@@ -124,7 +158,7 @@ describe('GET /health', () => {
 
 describe('CORS', () => {
   it('is closed by default: a browser origin gets ORIGIN_NOT_ALLOWED, saying what to configure', async () => {
-    const preflight = await fetch(`${emulator.url}/license`, {
+    const preflight = await fetch(`${emulator.url}/ri/licenseManager.do`, {
       method: 'OPTIONS',
       headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' },
     });
@@ -137,8 +171,8 @@ describe('CORS', () => {
     expect((res.body as { message: string }).message).toContain('allowedOrigins');
   });
 
-  it('answers a preflight for the custom data header from any origin with "*"', async () => {
-    const response = await fetch(`${custom.url}/license`, {
+  it('answers a preflight for the custom data and stream ID headers from any origin with "*"', async () => {
+    const response = await fetch(`${custom.url}/ri/licenseManager.do`, {
       method: 'OPTIONS',
       headers: {
         origin: 'http://localhost:5173',
@@ -148,7 +182,9 @@ describe('CORS', () => {
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(response.headers.get('access-control-allow-headers')).toContain('x-license-token');
+    expect(response.headers.get('access-control-allow-headers')).toBe(
+      'content-type, x-license-token, x-drm-stream-id',
+    );
     expect(response.headers.get('access-control-allow-methods')).toContain('POST');
   });
 
@@ -163,21 +199,26 @@ describe('CORS', () => {
   });
 
   it('uses the configured header name, case-insensitively, in requests and preflights', async () => {
-    const preflight = await fetch(`${custom.url}/license`, {
+    const preflight = await fetch(`${custom.url}/ri/licenseManager.do`, {
       method: 'OPTIONS',
       headers: { origin: 'http://a.test' },
     });
     expect(preflight.headers.get('access-control-allow-headers')).toContain('x-license-token');
-    const response = await fetch(`${custom.url}/license`, {
+    const response = await fetch(`${custom.url}/ri/licenseManager.do`, {
       method: 'POST',
       headers: { 'X-License-Token': issuer.issue({ cid: CID }) },
       body: JSON.stringify({ kids: [Buffer.from(KID, 'hex').toString('base64url')] }),
     });
-    expect(response.status).toBe(200);
-    const missing = await postLicense(custom.url, issuer.issue({ cid: CID }));
-    expect(missing.body).toMatchObject({
-      error_code: 'MISSING_CUSTOM_DATA',
-      detail: { header: 'x-license-token' },
-    });
+    expect(((await response.json()) as { keys?: unknown[] }).keys).toHaveLength(1);
+    const missing = refusalOf(await postLicense(custom.url, issuer.issue({ cid: CID })));
+    expect(missing).toMatchObject({ errorCode: '7010', field: 'x-license-token' });
+    const query = await postLicense(
+      custom.url,
+      undefined,
+      undefined,
+      {},
+      `/ri/licenseManager.do?X-License-Token=${encodeURIComponent(issuer.issue({ cid: CID }))}`,
+    );
+    expect(query.body['keys']).toHaveLength(1);
   });
 });

@@ -32,10 +32,13 @@ describe('README', () => {
       expect(stdout).toContain('license-issued');
       expect(stdout).toContain("k: '_-7dzLuqmYh3ZlVEMyIRAA'");
       expect(stdout).toContain("type: 'temporary'");
+      expect(stdout).toMatch(
+        /^200 \{\n? *errorCode: '7011',\n? *message: 'Token expired',\n? *reason: 'TOKEN_EXPIRED'/m,
+      );
     },
   );
 
-  it('documents every error code with its status and meaning, as in errors.ts', () => {
+  it('documents every code with its service code (ours marked), message, status and meaning, as in errors.ts', () => {
     const table =
       readme.split('<!-- error-codes:start -->')[1]?.split('<!-- error-codes:end -->')[0] ?? '';
     const cells = (row: string) =>
@@ -45,11 +48,43 @@ describe('README', () => {
         .map((c) => c.trim());
     const rows = table.trim().split('\n').slice(2).map(cells);
     expect(rows).toEqual(
-      Object.entries(ERROR_CODES).map(([code, { status, meaning }]) => [
+      Object.entries(ERROR_CODES).map(([code, entry]) => [
         `\`${code}\``,
-        String(status),
-        meaning,
+        'serviceCode' in entry
+          ? `${entry.serviceCode}${/^60\d\d$/.test(entry.serviceCode) ? ' (ours)' : ''}`
+          : '—',
+        'message' in entry ? entry.message : '—',
+        String(entry.status),
+        entry.meaning,
       ]),
     );
+  });
+
+  it('marks exactly the codes 6000-6099 as ours, and uses no other code outside the service table', () => {
+    const service = [
+      '1003',
+      '7001',
+      '7007',
+      '7008',
+      '7009',
+      '7010',
+      '7011',
+      '7012',
+      '7013',
+      '7018',
+      '7019',
+      '8002',
+      '8004',
+      '8006',
+      '8701',
+      '8705',
+      '8706',
+      '8710',
+      '8711',
+    ];
+    for (const entry of Object.values(ERROR_CODES)) {
+      if (!('serviceCode' in entry)) continue;
+      expect(service.includes(entry.serviceCode) || /^60\d\d$/.test(entry.serviceCode)).toBe(true);
+    }
   });
 });

@@ -21,6 +21,7 @@ import {
   KID,
   OTHER_KID,
   postLicense,
+  refusalOf,
   XML_SITE,
 } from './helpers.ts';
 
@@ -122,10 +123,11 @@ describe.each(['json', 'xml'] as const)('with a site-kit gateway (%s)', (format)
 
   it("denies a user the site refuses, passing on the site's code and message", async () => {
     const res = await play(format, 'bob', CID, KID);
-    expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({
-      error_code: 'GATEWAY_DENIED',
-      detail: { siteErrorCode: '1001', siteErrorMessage: 'bob has no subscription' },
+    const refusal = refusalOf(res);
+    expect(refusal.errorCode).toBe('8002');
+    expect(JSON.parse(refusal.message)).toEqual({
+      ERROR: '1001',
+      MESSAGE: 'bob has no subscription',
     });
   });
 });

@@ -12,6 +12,7 @@ import {
   KID,
   OTHER_KID,
   postLicense,
+  refusalOf,
   TOKEN_SITE,
 } from './helpers.ts';
 
@@ -58,6 +59,9 @@ describe('token mode over HTTP', () => {
       persistent: true,
       duration: 3600,
       security_policy: { hardware_drm: false, output_protect: { control_hdcp: 1 } },
+      not_enforced: [
+        'security_policy: hardware_drm false, output_protect {control_hdcp 1}: ClearKey has no security levels and no output protection (HDCP, CGMS-A, analog output), so it is not enforced',
+      ],
     });
   });
 
@@ -109,10 +113,9 @@ describe('token mode over HTTP', () => {
       cid: CID,
       policy: { playback_policy: { limit: true, expire_date: inSeconds(-120) } },
     });
-    const res = await postLicense(emulator.url, token);
-    expect(res.status).toBe(403);
-    expect(res.body['error_code']).toBe('LICENSE_EXPIRED');
-    expect(res.body['message']).toMatch(/ended 1[12]\d s ago/);
+    const refusal = refusalOf(await postLicense(emulator.url, token));
+    expect(refusal).toMatchObject({ errorCode: '8711', reason: 'LICENSE_EXPIRED' });
+    expect(refusal.detail).toMatch(/ended 1[12]\d s ago/);
   });
 
   it('issues the license with a future expire_date and reports it in the policy header', async () => {
@@ -130,16 +133,16 @@ describe('token mode over HTTP', () => {
     });
   });
 
-  it('denies a token of another site key with DECRYPT_FAILED and says so in a sentence', async () => {
+  it('refuses a token of another site key with 7008 and says so in a sentence', async () => {
     const forged = createLicenseToken({
       ...TOKEN_SITE,
       siteKey: 'X'.repeat(32),
       cid: CID,
     });
     const res = await postLicense(emulator.url, forged);
-    expect(res.status).toBe(403);
-    expect(res.body['error_code']).toBe('DECRYPT_FAILED');
-    expect(JSON.stringify(res.body)).not.toContain(TOKEN_SITE.siteKey);
+    expect(refusalOf(res)).toMatchObject({ errorCode: '7008', reason: 'DECRYPT_FAILED' });
+    expect(refusalOf(res).detail).toMatch(/could not be decrypted/);
+    expect(res.text).not.toContain(TOKEN_SITE.siteKey);
   });
 
   it('emits the flow events of an issued license, with timings and no secrets', async () => {
@@ -158,6 +161,113 @@ describe('token mode over HTTP', () => {
     const text = JSON.stringify(flow);
     for (const secret of [token, KEY, b64url(KEY), TOKEN_SITE.siteKey, TOKEN_SITE.accessKey]) {
       expect(text).not.toContain(secret);
+    }
+  });
+});
+
+describe('where the license request goes and where the token travels', () => {
+  it.each(['/ri/licenseManager.do', '/ri/clearkey/licenseManager.do', '/license'])(
+    'issues the license at %s',
+    async (path) => {
+      const res = await postLicense(emulator.url, issuer.issue({ cid: CID }), undefined, {}, path);
+      expect(res.body['keys']).toEqual([{ kty: 'oct', kid: b64url(KID), k: b64url(KEY) }]);
+    },
+  );
+
+  it('takes the token from the query parameter named like the header, "+" and "/" unescaped or escaped', async () => {
+    // "~~~" and "???" put "~" and "?" at every byte position mod 3: the base64 has "+" and "/".
+    const token = issuer.issue({ cid: CID, userId: 'user~~~???' });
+    expect(token).toMatch(/\+.*\/|\/.*\+/);
+    for (const value of [token, encodeURIComponent(token)]) {
+      const path = `/ri/licenseManager.do?x-drm-custom-data=${value}`;
+      const res = await postLicense(emulator.url, undefined, undefined, {}, path);
+      expect(res.body['keys']).toHaveLength(1);
+    }
+  });
+
+  it('prefers the header over the query parameter', async () => {
+    const path = '/ri/licenseManager.do?x-drm-custom-data=garbage';
+    const res = await postLicense(emulator.url, issuer.issue({ cid: CID }), undefined, {}, path);
+    expect(res.body['keys']).toHaveLength(1);
+  });
+});
+
+describe('the validity window of a token', () => {
+  it('is 600 s by default: a token 590 s old is served, one 610 s old is refused with 7011', async () => {
+    const young = await postLicense(
+      emulator.url,
+      issuer.issue({ cid: CID, timestamp: inSeconds(-590) }),
+    );
+    expect(young.body['keys']).toHaveLength(1);
+    const old = refusalOf(
+      await postLicense(emulator.url, issuer.issue({ cid: CID, timestamp: inSeconds(-610) })),
+    );
+    expect(old).toMatchObject({ errorCode: '7011', message: 'Token expired', field: 'timestamp' });
+    expect(old.detail).toMatch(/valid for 600 s after its timestamp/);
+  });
+
+  it('follows tokenValiditySeconds', async () => {
+    const strict = await startEmulator({
+      sites: [TOKEN_SITE],
+      keys: { [CID]: { kid: KID, key: KEY } },
+      tokenValiditySeconds: 60,
+    });
+    try {
+      const res = await postLicense(
+        strict.url,
+        issuer.issue({ cid: CID, timestamp: inSeconds(-90) }),
+      );
+      expect(refusalOf(res).errorCode).toBe('7011');
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it.each([
+    [0, 'refuses', '6001'],
+    [30, 'accepts', undefined],
+  ])(
+    'with clockSkewSeconds %i, %s a token 10 s in the future',
+    async (clockSkewSeconds, _what, errorCode) => {
+      const now = Date.UTC(2030, 0, 1, 12, 0, 0);
+      const skewed = await startEmulator(
+        { sites: [TOKEN_SITE], keys: { [CID]: { kid: KID, key: KEY } }, clockSkewSeconds },
+        { now: () => now },
+      );
+      try {
+        const token = issuer.issue({ cid: CID, timestamp: new Date(now + 10_000) });
+        const res = await postLicense(skewed.url, token);
+        if (errorCode === undefined) {
+          expect(res.body['keys']).toHaveLength(1);
+        } else {
+          expect(refusalOf(res)).toMatchObject({ errorCode, reason: 'TOKEN_NOT_YET_VALID' });
+          expect(refusalOf(res).detail).toMatch(/10 s in the future .*allowed clock skew 0 s/);
+        }
+      } finally {
+        await skewed.close();
+      }
+    },
+  );
+
+  it('tolerates 5 s in the future by default and no more', async () => {
+    const now = Date.UTC(2030, 0, 1, 12, 0, 0);
+    const emu = await startEmulator(
+      { sites: [TOKEN_SITE], keys: { [CID]: { kid: KID, key: KEY } } },
+      { now: () => now },
+    );
+    try {
+      const ok = await postLicense(
+        emu.url,
+        issuer.issue({ cid: CID, timestamp: new Date(now + 5000) }),
+      );
+      expect(ok.body['keys']).toHaveLength(1);
+      const early = await postLicense(
+        emu.url,
+        issuer.issue({ cid: CID, timestamp: new Date(now + 6000) }),
+      );
+      expect(refusalOf(early).errorCode).toBe('6001');
+    } finally {
+      await emu.close();
     }
   });
 });

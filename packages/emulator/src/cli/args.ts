@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage: multidrm-emulator --config FILE.json [--host 127.0.0.1] [--port N] [--quiet]
 
-Serves POST /license, GET /events (server-sent events) and GET /health.
+Serves POST /ri/licenseManager.do (also /license), GET /events (server-sent events) and GET /health.
   --config FILE   the emulator config (sites, keys, ...), see the README
   --host HOST     address to listen on; default 127.0.0.1
   --port N        port to listen on; default 0 (any free port, printed on the first line)

@@ -13,7 +13,7 @@ export interface CorsPolicy {
 
 export function createCorsPolicy(
   allowedOrigins: readonly string[] | undefined,
-  customDataHeader: string,
+  requestHeaders: readonly string[],
 ): CorsPolicy {
   // Closed by default: a page the developer happens to visit must not read the flow or get
   // licenses. Browser players need their origin listed, or '*' for any.
@@ -36,7 +36,7 @@ export function createCorsPolicy(
       return {
         ...base,
         'access-control-allow-methods': 'POST, GET, OPTIONS',
-        'access-control-allow-headers': `content-type, ${customDataHeader}`,
+        'access-control-allow-headers': ['content-type', ...requestHeaders].join(', '),
         'access-control-max-age': '600',
       };
     },

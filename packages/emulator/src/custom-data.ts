@@ -1,0 +1,130 @@
+import { createDecipheriv, createSecretKey, type KeyObject } from 'node:crypto';
+import { describeIssues, drmTypeSchema, type DrmType } from '@multidrm/site-kit';
+import { z } from 'zod';
+import { EmulatorError } from './errors.ts';
+
+// Gateway-mode custom data (DESIGN.md): base64 of {"drm_type","site_id","data"}, where data is
+// base64(AES-256-CBC(JSON {user_id, cid, oid?})) under the site key, IV "0123456789abcdef".
+
+export interface CustomDataEnvelope {
+  drm_type: DrmType;
+  site_id: string;
+  data: string;
+}
+
+export interface CustomDataInner {
+  user_id: string;
+  cid: string;
+  oid?: string;
+}
+
+const envelopeSchema = z.strictObject({
+  drm_type: drmTypeSchema,
+  site_id: z.string({ error: 'must be a string' }).min(1, 'must not be empty'),
+  // Only "a string" here: everything about `data` is checked after decryption, in one place.
+  data: z.string({ error: 'must be a string' }),
+});
+
+const innerSchema = z.strictObject({
+  user_id: z.string(),
+  cid: z.string().min(1),
+  oid: z.string().optional(),
+});
+
+/** Reads the envelope, which needs no key. Throws INVALID_CUSTOM_DATA naming the member. */
+export function readEnvelope(json: object): CustomDataEnvelope {
+  const parsed = envelopeSchema.safeParse(json);
+  if (!parsed.success) {
+    const field = parsed.error.issues[0]?.path.map(String).join('.');
+    throw new EmulatorError(
+      'INVALID_CUSTOM_DATA',
+      `The custom data envelope breaks its format: ${describeIssues(parsed.error, 'custom_data')}. It must be base64 of {"drm_type","site_id","data"} as the site made it.`,
+      undefined,
+      field ? { field: `custom_data.${field}` } : {},
+    );
+  }
+  return parsed.data;
+}
+
+export function customDataKey(siteKey: string): KeyObject {
+  return createSecretKey(Buffer.from(siteKey, 'utf8'));
+}
+
+const IV = Buffer.from('0123456789abcdef', 'ascii');
+const BLOCK = 16;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const DUMMY_BLOCK = Buffer.alloc(BLOCK);
+
+/** Where opening failed: for the events only, never for the client. */
+export type OpenFailure =
+  | 'data is not standard base64'
+  | 'data is not a whole number of AES blocks'
+  | 'bad PKCS#7 padding'
+  | 'plaintext is not UTF-8'
+  | 'plaintext is not JSON'
+  | 'plaintext breaks the {user_id, cid, oid} schema';
+
+/**
+ * Opens the encrypted part of custom data. There is no early exit: every input is decrypted (a
+ * dummy block stands in for data that is not base64 or not whole blocks), the padding is checked by
+ * arithmetic, not by an exception, and every step runs on whatever the previous one gave. The caller
+ * has one failure branch for all of them, so that neither the answer nor the path taken tells a
+ * padding failure from a JSON or schema failure: with a fixed IV and no MAC, that difference is a
+ * padding oracle that decrypts any ciphertext under the site key.
+ */
+export function openCustomData(
+  data: string,
+  key: KeyObject,
+): { ok: true; value: CustomDataInner } | { ok: false; failure: OpenFailure } {
+  const isBase64 = BASE64.test(data);
+  const bytes = Buffer.from(isBase64 ? data : '', 'base64');
+  const wholeBlocks = bytes.length > 0 && bytes.length % BLOCK === 0;
+  const decipher = createDecipheriv('aes-256-cbc', key, IV);
+  decipher.setAutoPadding(false);
+  const plain = Buffer.concat([
+    decipher.update(wholeBlocks ? bytes : DUMMY_BLOCK),
+    decipher.final(),
+  ]);
+
+  const pad = plain[plain.length - 1] ?? 0;
+  let badPadding = pad === 0 || pad > BLOCK ? 1 : 0;
+  for (let i = 1; i <= BLOCK; i++) {
+    // Every byte of the last block is looked at, whatever the pad length.
+    const inPad = i <= pad ? 1 : 0;
+    badPadding |= inPad & (plain[plain.length - i] === pad ? 0 : 1);
+  }
+  const body = plain.subarray(0, plain.length - (badPadding ? 0 : pad));
+
+  let text: string | undefined;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    text = undefined;
+  }
+  let json: unknown;
+  let isJson = false;
+  try {
+    json = JSON.parse(text ?? '');
+    isJson = true;
+  } catch {
+    json = undefined;
+  }
+  const inner = innerSchema.safeParse(json);
+
+  const failure: OpenFailure | undefined = !isBase64
+    ? 'data is not standard base64'
+    : !wholeBlocks
+      ? 'data is not a whole number of AES blocks'
+      : badPadding
+        ? 'bad PKCS#7 padding'
+        : text === undefined
+          ? 'plaintext is not UTF-8'
+          : !isJson
+            ? 'plaintext is not JSON'
+            : !inner.success
+              ? 'plaintext breaks the {user_id, cid, oid} schema'
+              : undefined;
+  if (failure === undefined && inner.success) return { ok: true, value: inner.data };
+  return { ok: false, failure: failure ?? 'plaintext breaks the {user_id, cid, oid} schema' };
+}

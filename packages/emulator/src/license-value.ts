@@ -1,0 +1,65 @@
+import { EmulatorError } from './errors.ts';
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * The token or custom data of a license request: from the configured header, or else from the query
+ * parameter of the same name (the license service takes both; Safari's FairPlay renewals use the
+ * query). The query is split by hand because URLSearchParams reads "+" as a space, and a base64
+ * value put in a URL without escaping keeps its "+".
+ */
+export function readLicenseValue(request: Request, name: string): string | undefined {
+  const header = request.headers.get(name);
+  if (header !== null && header.trim() !== '') return header.trim();
+  const query = new URL(request.url).search.slice(1);
+  for (const pair of query.split('&')) {
+    const at = pair.indexOf('=');
+    if (at <= 0 || decode(pair.slice(0, at)).toLowerCase() !== name) continue;
+    const value = decode(pair.slice(at + 1)).trim();
+    if (value !== '') return value;
+  }
+  return undefined;
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+export interface ClassifiedValue {
+  kind: 'token' | 'gateway';
+  /** The JSON object the value is base64 of. */
+  json: Record<string, unknown>;
+}
+
+/**
+ * A license token (v1 has a `token` member, v2 a `policy` member) and gateway custom data
+ * (`{"drm_type","site_id","data"}`) are both base64 of a JSON object; the members tell them apart.
+ */
+export function classifyLicenseValue(value: string, name: string): ClassifiedValue {
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(value, 'base64').toString('utf8'));
+  } catch {
+    json = undefined;
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw new EmulatorError(
+      'MALFORMED_TOKEN',
+      `The ${name} value is not base64 of a JSON object, so it is neither a license token nor gateway custom data: send the token exactly as the site issued it (no URL encoding, no "Bearer " prefix), or the custom data the site gave the player.`,
+    );
+  }
+  const members = json as Record<string, unknown>;
+  const gateway = 'data' in members && !('token' in members) && !('policy' in members);
+  // Tokens get the same check from site-kit; URL-safe or unpadded base64 is a player bug to report.
+  if (gateway && !BASE64.test(value)) {
+    throw new EmulatorError(
+      'INVALID_CUSTOM_DATA',
+      'The custom data is not standard base64 (check for URL-safe, URL-encoded, cut or unpadded text): send it exactly as the site made it.',
+    );
+  }
+  return { kind: gateway ? 'gateway' : 'token', json: members };
+}

@@ -1,0 +1,23 @@
+import { EmulatorError } from './errors.ts';
+
+/** Where a player may name its stream (see Streams in the README): the emulator's own, optional. */
+export const STREAM_ID_HEADER = 'x-drm-stream-id';
+export const STREAM_ID_QUERY = 'stream_id';
+const MAX_STREAM_ID = 128;
+
+/** The player's name for its stream, if it gives one: 1 to 128 printable ASCII characters. */
+export function readStreamId(request: Request): string | undefined {
+  const value =
+    request.headers.get(STREAM_ID_HEADER) ??
+    new URL(request.url).searchParams.get(STREAM_ID_QUERY) ??
+    undefined;
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed.length <= MAX_STREAM_ID && /^[\x21-\x7e]+$/.test(trimmed)) return trimmed;
+  throw new EmulatorError(
+    'BAD_LICENSE_REQUEST',
+    `The stream ID (header ${STREAM_ID_HEADER} or query parameter ${STREAM_ID_QUERY}) must be 1 to ${MAX_STREAM_ID} printable ASCII characters without spaces; leave it out to count streams by user and cid.`,
+    undefined,
+    { field: STREAM_ID_HEADER },
+  );
+}

@@ -1,0 +1,265 @@
+import { createTokenIssuer, type TokenPolicyV2Input } from '@multidrm/site-kit';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type FlowEvent, type RunningEmulator } from '../src/index.ts';
+import { EmulatorError } from '../src/errors.ts';
+import { StreamRegistry, type StreamIdentity } from '../src/streams.ts';
+import { CID, KEY, KID, OTHER_KID, postLicense, refusalOf, TOKEN_SITE } from './helpers.ts';
+
+const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
+
+describe('StreamRegistry', () => {
+  const who = (streamId: string, cid = CID): StreamIdentity => ({
+    siteId: 'S',
+    userId: 'u',
+    cid,
+    streamId,
+  });
+  const registry = () => new StreamRegistry({ graceSeconds: 30, defaultIntervalSeconds: 60 });
+  const codeOf = (run: () => unknown) => {
+    try {
+      run();
+      return 'issued';
+    } catch (error) {
+      return error instanceof EmulatorError ? error.code : String(error);
+    }
+  };
+  const open = (r: StreamRegistry, id: StreamIdentity, policy: object, at: number) => {
+    const decision = r.check(id, { persistent: false, ...policy }, at);
+    r.commit(decision, { persistent: false, ...policy }, at);
+    return decision;
+  };
+
+  it('counts a stream until its renewal interval plus the grace have passed without a renewal', () => {
+    const r = registry();
+    const policy = { max_stream_per_user: 1, renewal_duration: 20 };
+    open(r, who('a'), policy, T0);
+    expect(codeOf(() => r.check(who('b'), { persistent: false, ...policy }, T0 + 50_000))).toBe(
+      'STREAM_LIMIT_REACHED',
+    );
+    expect(codeOf(() => r.check(who('b'), { persistent: false, ...policy }, T0 + 50_001))).toBe(
+      'issued',
+    );
+  });
+
+  it('keeps a stream that renews in time counted, and reports the renewal', () => {
+    const r = registry();
+    const policy = { max_stream_per_user: 1 };
+    expect(open(r, who('a'), policy, T0)).toMatchObject({ renewal: false, activeStreams: 1 });
+    for (let t = 80_000; t <= 400_000; t += 80_000) {
+      expect(open(r, who('a'), policy, T0 + t)).toMatchObject({ renewal: true, activeStreams: 1 });
+    }
+    expect(codeOf(() => r.check(who('b'), { persistent: false, ...policy }, T0 + 400_000))).toBe(
+      'STREAM_LIMIT_REACHED',
+    );
+  });
+
+  it('counts the streams of one user across contents, and not those of other users or sites', () => {
+    const r = registry();
+    const policy = { max_stream_per_user: 2 };
+    open(r, who('', 'movie'), policy, T0);
+    open(r, who('', 'series'), policy, T0);
+    expect(codeOf(() => r.check(who('', 'news'), { persistent: false, ...policy }, T0))).toBe(
+      'STREAM_LIMIT_REACHED',
+    );
+    const other = { ...who('', 'news'), userId: 'v' };
+    expect(codeOf(() => r.check(other, { persistent: false, ...policy }, T0))).toBe('issued');
+    const elsewhere = { ...who('', 'news'), siteId: 'T' };
+    expect(codeOf(() => r.check(elsewhere, { persistent: false, ...policy }, T0))).toBe('issued');
+  });
+
+  it('records nothing on check alone', () => {
+    const r = registry();
+    const policy = { max_stream_per_user: 1 };
+    r.check(who('a'), { persistent: false, ...policy }, T0);
+    expect(codeOf(() => r.check(who('b'), { persistent: false, ...policy }, T0))).toBe('issued');
+  });
+
+  it('forgets the oldest users beyond maxEntries', () => {
+    const r = new StreamRegistry({ graceSeconds: 30, defaultIntervalSeconds: 60, maxEntries: 2 });
+    const policy = { max_stream_per_user: 1 };
+    for (const userId of ['u1', 'u2', 'u3']) {
+      const id = { ...who('a'), userId };
+      r.commit(r.check(id, { persistent: false, ...policy }, T0), { persistent: false }, T0);
+    }
+    const first = { ...who('b'), userId: 'u1' };
+    const last = { ...who('b'), userId: 'u3' };
+    expect(codeOf(() => r.check(first, { persistent: false, ...policy }, T0))).toBe('issued');
+    expect(codeOf(() => r.check(last, { persistent: false, ...policy }, T0))).toBe(
+      'STREAM_LIMIT_REACHED',
+    );
+  });
+});
+
+describe('streams and durations over HTTP, against the emulator clock', () => {
+  let clock = T0;
+  let emulator: RunningEmulator;
+  const seen: FlowEvent[] = [];
+  const issuer = createTokenIssuer(TOKEN_SITE);
+  let user = 0;
+  let userId = '';
+
+  beforeAll(async () => {
+    emulator = await startEmulator(
+      {
+        sites: [TOKEN_SITE],
+        keys: { [CID]: { kid: KID, key: KEY }, trailer: { kid: OTHER_KID, key: KEY } },
+      },
+      { now: () => clock },
+    );
+    emulator.events.on((e) => seen.push(e));
+  });
+  afterAll(() => emulator.close());
+  beforeEach(() => {
+    clock = T0;
+    userId = `user-${++user}`;
+  });
+
+  /** A license request at `at` seconds after T0, with a fresh token, as a renewing player sends it. */
+  function request(
+    at: number,
+    playback: NonNullable<TokenPolicyV2Input['playback_policy']>,
+    options: { stream?: string; cid?: string } = {},
+  ) {
+    clock = T0 + at * 1000;
+    const cid = options.cid ?? CID;
+    const token = issuer.issue({
+      cid,
+      userId,
+      timestamp: new Date(clock),
+      policy: { policy_version: 2, playback_policy: playback },
+    });
+    const body = JSON.stringify({
+      kids: [Buffer.from(cid === CID ? KID : OTHER_KID, 'hex').toString('base64url')],
+    });
+    const headers: Record<string, string> =
+      options.stream === undefined ? {} : { 'x-drm-stream-id': options.stream };
+    return postLicense(emulator.url, token, body, headers);
+  }
+  const issued = (res: { body: Record<string, unknown> }) =>
+    expect(res.body['keys']).toHaveLength(1);
+
+  it('refuses a third stream with 6003 while two renew, and serves it once one stops', async () => {
+    const policy = { max_stream_per_user: 2, renewal_duration: 60 };
+    issued(await request(0, policy, { stream: 'tv' }));
+    issued(await request(10, policy, { stream: 'phone' }));
+    const third = refusalOf(await request(20, policy, { stream: 'laptop' }));
+    expect(third).toMatchObject({
+      errorCode: '6003',
+      message: 'Concurrent stream limit reached',
+      reason: 'STREAM_LIMIT_REACHED',
+      field: 'playback_policy.max_stream_per_user',
+    });
+    expect(third.detail).toMatch(
+      /already has 2 streams that renew in time, and the policy allows 2/,
+    );
+    // The TV renews; the phone stops. 60 s interval + 30 s grace after its last license, it stops counting.
+    issued(await request(55, policy, { stream: 'tv' }));
+    expect(refusalOf(await request(100, policy, { stream: 'laptop' })).errorCode).toBe('6003');
+    issued(await request(101, policy, { stream: 'laptop' }));
+  });
+
+  it('says in the license-issued event whether the request renewed a counted stream', async () => {
+    const policy = { max_stream_per_user: 1, renewal_duration: 30 };
+    const first = await request(0, policy, { stream: 's' });
+    const renewal = await request(25, policy, { stream: 's' });
+    const streamOf = (res: { headers: Headers }) =>
+      seen.find(
+        (e) => e.requestId === res.headers.get('x-drm-request-id') && e.type === 'license-issued',
+      );
+    expect(streamOf(first)).toMatchObject({
+      stream: { id: 's', renewal: false, activeStreams: 1, countsForSeconds: 60 },
+    });
+    expect(streamOf(renewal)).toMatchObject({ stream: { id: 's', renewal: true } });
+  });
+
+  it('without a stream ID, counts one stream per content of the user', async () => {
+    const policy = { max_stream_per_user: 1 };
+    issued(await request(0, policy));
+    issued(await request(5, policy));
+    expect(refusalOf(await request(6, policy, { cid: 'trailer' })).errorCode).toBe('6003');
+  });
+
+  it('refuses a renewal after license_duration with 8711, naming license_duration', async () => {
+    const policy = { license_duration: 100 };
+    issued(await request(0, policy, { stream: 's' }));
+    issued(await request(60, policy, { stream: 's' }));
+    const over = refusalOf(await request(101, policy, { stream: 's' }));
+    expect(over).toMatchObject({
+      errorCode: '8711',
+      message: 'Playback period is over',
+      field: 'playback_policy.license_duration',
+    });
+    expect(over.detail).toMatch(
+      /license_duration of 100 s is over: it counts from the first license of this stream, 101 s ago/,
+    );
+    // Another stream of the same content starts its own license_duration.
+    issued(await request(101, policy, { stream: 't' }));
+  });
+
+  it('refuses any license after playback_duration since the first one with 8711, naming it', async () => {
+    const policy = { playback_duration: 50 };
+    issued(await request(0, policy, { stream: 'a' }));
+    issued(await request(50, policy, { stream: 'b' }));
+    const over = refusalOf(await request(51, policy, { stream: 'c' }));
+    expect(over).toMatchObject({ errorCode: '8711', field: 'playback_policy.playback_duration' });
+    expect(over.detail).toMatch(/playback_duration of 50 s is over/);
+  });
+
+  it('refuses a rental after rental_duration with 8711, naming it', async () => {
+    const policy = { persistent: true, rental_duration: 3600 };
+    const first = await request(0, policy);
+    expect(first.body['type']).toBe('persistent-license');
+    const over = refusalOf(await request(3601, policy, { stream: 'later' }));
+    expect(over).toMatchObject({ errorCode: '8711', field: 'playback_policy.rental_duration' });
+  });
+
+  it('refuses once expire_date has passed with 8711, naming expire_date', async () => {
+    const end = new Date(T0 + 30_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    issued(await request(30, { expire_date: end }));
+    const over = refusalOf(await request(31, { expire_date: end }));
+    expect(over).toMatchObject({ errorCode: '8711', field: 'playback_policy.expire_date' });
+  });
+
+  it('refuses a v1 duration the same way, naming duration', async () => {
+    const v1 = (at: number) => {
+      clock = T0 + at * 1000;
+      const token = issuer.issue({
+        cid: CID,
+        userId,
+        timestamp: new Date(clock),
+        policy: { playback_policy: { limit: true, duration: 40 } },
+      });
+      return postLicense(emulator.url, token, undefined, { 'x-drm-stream-id': 'v1' });
+    };
+    issued(await v1(0));
+    const over = refusalOf(await v1(41));
+    expect(over).toMatchObject({ errorCode: '8711', field: 'playback_policy.duration' });
+  });
+
+  it('refuses a stream ID that is not 1 to 128 printable characters with 6005', async () => {
+    const res = await request(0, {}, { stream: 'x'.repeat(129) });
+    expect(refusalOf(res)).toMatchObject({ errorCode: '6005', field: 'x-drm-stream-id' });
+  });
+
+  it('takes the stream ID from the query parameter stream_id too', async () => {
+    const policy = { max_stream_per_user: 1 };
+    const token = () =>
+      issuer.issue({
+        cid: CID,
+        userId,
+        timestamp: new Date(clock),
+        policy: { policy_version: 2, playback_policy: policy },
+      });
+    issued(
+      await postLicense(emulator.url, token(), undefined, {}, '/ri/licenseManager.do?stream_id=a'),
+    );
+    const second = await postLicense(
+      emulator.url,
+      token(),
+      undefined,
+      {},
+      '/ri/licenseManager.do?stream_id=b',
+    );
+    expect(refusalOf(second).errorCode).toBe('6003');
+  });
+});

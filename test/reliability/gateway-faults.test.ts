@@ -110,17 +110,19 @@ async function license(siteId: string) {
     cid: 'movie',
   });
   const started = performance.now();
-  const response = await fetch(`${emulator.url}/license`, {
+  const response = await fetch(emulator.licenseUrl, {
     method: 'POST',
     headers: { 'x-drm-custom-data': customData },
     body: JSON.stringify({ kids: [Buffer.from(KID, 'hex').toString('base64url')] }),
     signal: AbortSignal.timeout(5_000),
   });
-  const body = (await response.json()) as { error_code?: string; message?: string };
+  const body = (await response.json()) as { errorCode?: string; reason?: string; detail?: string };
   return { status: response.status, body, ms: performance.now() - started };
 }
 
-describe('each gateway fault gives its own error code, and nothing hangs', () => {
+// The service's dialect: every refusal is HTTP 200 with the service's code; the emulator's own named
+// reason and the detail ride along, so each fault is still told apart.
+describe('each gateway fault gives the service code and its own reason, and nothing hangs', () => {
   test('a healthy gateway (the control): the license is issued', async () => {
     const { status, body } = await license('OK');
     expect(status).toBe(200);
@@ -131,21 +133,28 @@ describe('each gateway fault gives its own error code, and nothing hangs', () =>
     [
       'SLOW',
       'answers after 4 x gatewayTimeoutMs',
+      '8701',
       'GATEWAY_TIMEOUT',
       /did not answer within 300 ms/,
     ],
-    ['SILENT', 'never answers', 'GATEWAY_TIMEOUT', /did not answer within 300 ms/],
-    ['GARBAGE', 'answers an HTML page', 'GATEWAY_DECRYPT_FAILED', /does not decrypt/],
-    ['WRONG-NONCE', 'answers with another nonce', 'NONCE_MISMATCH', /another nonce/],
-    ['CLOSE', 'closes the connection', 'GATEWAY_UNREACHABLE', /could not be reached/],
-    ['STATUS-500', 'answers HTTP 500', 'GATEWAY_BAD_STATUS', /answered HTTP 500/],
-    ['DOWN', 'is not listening', 'GATEWAY_UNREACHABLE', /could not be reached \(ECONNREFUSED\)/],
+    ['SILENT', 'never answers', '8701', 'GATEWAY_TIMEOUT', /did not answer within 300 ms/],
+    ['GARBAGE', 'answers an HTML page', '8706', 'GATEWAY_DECRYPT_FAILED', /does not decrypt/],
+    ['WRONG-NONCE', 'answers with another nonce', '8004', 'NONCE_MISMATCH', /another nonce/],
+    ['CLOSE', 'closes the connection', '8701', 'GATEWAY_UNREACHABLE', /could not be reached/],
+    ['STATUS-500', 'answers HTTP 500', '8701', 'GATEWAY_BAD_STATUS', /answered HTTP 500/],
+    [
+      'DOWN',
+      'is not listening',
+      '8701',
+      'GATEWAY_UNREACHABLE',
+      /could not be reached \(ECONNREFUSED\)/,
+    ],
   ])(
-    'the gateway of %s %s: %s',
-    async (siteId, _what, code, says) => {
+    'the gateway of %s %s: %s (%s)',
+    async (siteId, _what, errorCode, reason, says) => {
       const { status, body } = await license(siteId);
-      expect([status, body.error_code]).toEqual([424, code]);
-      expect(body.message).toMatch(says);
+      expect([status, body.errorCode, body.reason]).toEqual([200, errorCode, reason]);
+      expect(body.detail).toMatch(says);
     },
     5_000,
   );

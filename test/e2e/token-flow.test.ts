@@ -3,7 +3,20 @@ import { e2eSkipped, SKIP_NOTICE } from './support/chromium.ts';
 import { expectDecryptedPlayback, firstAppError } from './support/playback.ts';
 import { since, useSession } from './support/use-session.ts';
 import { flowSetup } from './support/setups.ts';
-import { EXTERNAL_KEY_CID, SAMPLE, SIGNED_IN_USER, SITE } from './support/site.ts';
+import {
+  EXTERNAL_KEY_CID,
+  SAMPLE,
+  SIGNED_IN_USER,
+  SITE,
+  type SiteLogEntry,
+} from './support/site.ts';
+import { SHORT_WINDOW_SECONDS } from './support/stack.ts';
+
+/** How many tokens the site decided to give at `path`. */
+function tokenDecisions(log: SiteLogEntry[], path: string): number {
+  return log.filter((l) => l.source === 'token' && l.path === path && l.event.type === 'decision')
+    .length;
+}
 
 // Token mode end to end: Chromium plays the encrypted sample with @multidrm/player fetching license
 // tokens from a site-kit site and the emulator checking them and answering ClearKey licenses.
@@ -105,35 +118,112 @@ describe.skipIf(skip)('token flow in a real browser', () => {
     expect(mark.flow()).toEqual([]);
   });
 
-  test('the token expired: the app gets LicenseServiceError with the emulator code TOKEN_EXPIRED', async () => {
+  test("a v1 token (the main spec's format) plays too", async () => {
+    const mark = since(session);
+    await session.start(flowSetup(session.stack, { id: 'v1', tokenPath: '/token-v1' }));
+    await expectDecryptedPlayback(session, 'v1');
+    expect(mark.flow()).toContainEqual(
+      expect.objectContaining({ type: 'token-checked', ok: true, version: 1 }),
+    );
+  });
+
+  test('the first token is refused with 7011: one fresh token, one re-sent request, and it plays decrypted', async () => {
+    const mark = since(session);
+    await session.start(
+      flowSetup(session.stack, { id: 'stale-once', tokenPath: '/token-expired-once?n=stale-once' }),
+    );
+    const { status } = await expectDecryptedPlayback(session, 'stale-once');
+    const refusals = mark.flow().filter((e) => e.type === 'license-denied');
+    expect(refusals).toEqual([
+      expect.objectContaining({ errorCode: '7011', reason: 'TOKEN_EXPIRED', status: 200 }),
+    ]);
+    expect(mark.flow()).toContainEqual(expect.objectContaining({ type: 'license-issued' }));
+    // Exactly one refresh: two tokens from the site, two license requests, the second marked.
+    expect(tokenDecisions(mark.log(), '/token-expired-once')).toBe(2);
+    expect(status.licenses).toHaveLength(2);
+    expect(status.licenses[0]?.credential).not.toBe(status.licenses[1]?.credential);
+    expect(status.authEvents).toContain('licenseRequestSent(refreshed)');
+  });
+
+  test('a site that only ever sends stale tokens: 7011 once more after the one refresh, then the error, no storm', async () => {
     const mark = since(session);
     await session.start(flowSetup(session.stack, { id: 'expired', tokenPath: '/token-expired' }));
     const { error, status } = await firstAppError(session, 'expired');
     expect(error.auth).toMatchObject({
       name: 'LicenseServiceError',
       code: 'LICENSE_SERVICE_ERROR',
-      errorCode: 'TOKEN_EXPIRED',
-      status: 403,
+      errorCode: '7011',
+      status: 200,
     });
-    expect(error.auth?.serviceMessage).toMatch(/expired/i);
     expect(status.currentTime).toBe(0);
     expect(mark.flow().filter((e) => e.type === 'license-issued')).toEqual([]);
-    expect(denied().at(-1)).toMatchObject({ errorCode: 'TOKEN_EXPIRED', status: 403 });
+    expect(denied().at(-1)).toMatchObject({ errorCode: '7011', reason: 'TOKEN_EXPIRED' });
+    expect(tokenDecisions(mark.log(), '/token-expired')).toBe(2);
+    expect(status.licenses).toHaveLength(2);
   });
 
-  test("the site's access key is wrong: the app gets LicenseServiceError with HASH_MISMATCH", async () => {
+  test("the site's access key is wrong: the app gets LicenseServiceError 7019 at once, without a refresh", async () => {
     const before = issued().length;
+    const mark = since(session);
     await session.start(
       flowSetup(session.stack, { id: 'access-key', tokenPath: '/token-wrong-access-key' }),
     );
     const { error, status } = await firstAppError(session, 'access-key');
     expect(error.auth).toMatchObject({
       name: 'LicenseServiceError',
-      errorCode: 'HASH_MISMATCH',
-      status: 403,
+      errorCode: '7019',
+      status: 200,
     });
     expect(status.currentTime).toBe(0);
     expect(issued().length).toBe(before);
+    expect(tokenDecisions(mark.log(), '/token-wrong-access-key')).toBe(1);
+  });
+
+  test("a token that expires mid-session: the second period's license request is refused 7011, gets a fresh token, and playback goes on decrypted", async () => {
+    const mark = since(session);
+    await session.start(
+      flowSetup(session.stack, {
+        id: 'mid-session',
+        tokenPath: '/token',
+        manifestUrl: session.stack.twoPeriodManifestUrl,
+        options: {
+          licenseServer: { 'org.w3.clearkey': session.stack.shortWindowLicenseUrl },
+          autoPrefetch: false,
+        },
+        // A short buffer, so the second period's init segment (and its license) comes mid-play.
+        shaka: { streaming: { bufferingGoal: 2, rebufferingGoal: 1 } },
+      }),
+    );
+    const flowBefore = session.stack.shortWindowFlow.length;
+    const { status } = await expectDecryptedPlayback(session, 'mid-session', { at: 10 });
+    const outcomes = session.stack.shortWindowFlow
+      .slice(flowBefore)
+      .flatMap((e) =>
+        e.type === 'license-issued' ? ['issued'] : e.type === 'license-denied' ? [e.errorCode] : [],
+      );
+    expect(outcomes).toEqual(['issued', '7011', 'issued']);
+    expect(status.licenses.length).toBeGreaterThanOrEqual(3);
+    const [first, second] = status.licenses;
+    // The second period's request left after the first token's window had passed.
+    expect((second?.atMs ?? 0) - (first?.atMs ?? 0)).toBeGreaterThan(SHORT_WINDOW_SECONDS * 1000);
+    expect(status.authEvents).toContain('licenseRequestSent(refreshed)');
+    expect(status.licenses.at(-1)?.credential).not.toBe(first?.credential);
+    expect(tokenDecisions(mark.log(), '/token')).toBe(2);
+  });
+
+  test('offline: shaka.offline.Storage stores the sample, and the stored copy plays decrypted with a fresh token', async () => {
+    const mark = since(session);
+    await session.start({
+      ...flowSetup(session.stack, { id: 'offline', tokenPath: '/token' }),
+      offline: 'store',
+    });
+    const { status } = await expectDecryptedPlayback(session, 'offline');
+    expect(status.storedUri).toMatch(/^offline:/);
+    expect(status.licenses).toHaveLength(1);
+    expect(tokenDecisions(mark.log(), '/token')).toBe(1);
+    expect(mark.flow()).toContainEqual(
+      expect.objectContaining({ type: 'license-issued', cid: SAMPLE.cid }),
+    );
   });
 
   test('a slow token endpoint: TokenFetchError TOKEN_TIMEOUT at the configured time, not when the site answers', async () => {

@@ -23,6 +23,14 @@ export interface SerializableAuthOptions {
   tokenTimeoutMs?: number;
   autoPrefetch?: boolean;
   retry?: { maxAttempts?: number; baseDelayMs?: number };
+  freshTokenCodes?: string[];
+  tokenLifetimeMs?: number;
+  tokenMinRemainingMs?: number;
+}
+
+/** Shaka settings a test may change (plain JSON, passed to `player.configure`). */
+export interface ShakaSettings {
+  streaming?: { bufferingGoal?: number; rebufferingGoal?: number; bufferBehind?: number };
 }
 
 export interface PlaySetup {
@@ -30,6 +38,21 @@ export interface PlaySetup {
   id: string;
   manifestUrl: string;
   auth: AuthSetup;
+  shaka?: ShakaSettings;
+  /**
+   * `store`: download the content with shaka.offline.Storage (built on the player, so the license
+   * auth applies to its requests), then play the stored copy.
+   */
+  offline?: 'store';
+}
+
+/** One license request the page saw leave, after every request filter. */
+export interface SentLicense {
+  atMs: number;
+  /** The token or custom data that went along (from the header or the query). */
+  credential: string | null;
+  /** What the player module said of it (`licenseRequestSent`). */
+  refreshed?: boolean;
 }
 
 /** An error as the app sees it: Shaka's error, and inside it the one @multidrm/player raised. */
@@ -49,6 +72,9 @@ export interface AppError {
     serviceMessage?: string;
     /** LicenseServiceError: the service's detail, as sent. */
     detail?: unknown;
+    /** LicenseServiceError for 8002: the site's own code and message. */
+    siteErrorCode?: string;
+    siteErrorMessage?: string;
   } | null;
   /** Milliseconds after `load()` was called. */
   atMs: number;
@@ -69,6 +95,12 @@ export interface PlayerStatus {
   };
   /** Token wait the player module reported for its first license request. */
   tokenWaitMs?: number;
+  /** Every license request that left the page, in order. */
+  licenses: SentLicense[];
+  /** Events of the player module, by name, in order (names only). */
+  authEvents: string[];
+  /** `store` mode: the stored content's offline URI once stored. */
+  storedUri?: string;
 }
 
 export interface Harness {

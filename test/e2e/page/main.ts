@@ -56,6 +56,8 @@ function describe(error: unknown, source: AppError['source'], since: number): Ap
     errorCode?: string;
     serviceMessage?: string;
     detail?: unknown;
+    siteErrorCode?: string;
+    siteErrorMessage?: string;
   };
   return {
     source,
@@ -75,6 +77,10 @@ function describe(error: unknown, source: AppError['source'], since: number): Ap
               ? {}
               : { serviceMessage: extra.serviceMessage }),
             ...(extra?.detail === undefined ? {} : { detail: extra.detail }),
+            ...(extra?.siteErrorCode === undefined ? {} : { siteErrorCode: extra.siteErrorCode }),
+            ...(extra?.siteErrorMessage === undefined
+              ? {}
+              : { siteErrorMessage: extra.siteErrorMessage }),
           },
     atMs: performance.now() - since,
   };
@@ -100,7 +106,7 @@ const harness: Harness = {
       video,
       player,
       auth: undefined,
-      status: { load: 'pending', errors: [], marks: {} },
+      status: { load: 'pending', errors: [], marks: {}, licenses: [], authEvents: [] },
       loadStart: 0,
     };
     entries.set(setup.id, e);
@@ -111,7 +117,19 @@ const harness: Harness = {
       e.auth = attachLicenseAuth(player, auth.options);
       e.auth.on('licenseRequestSent', (event) => {
         e.status.tokenWaitMs ??= event.tokenWaitMs;
+        e.status.authEvents.push(
+          event.refreshed ? 'licenseRequestSent(refreshed)' : 'licenseRequestSent',
+        );
       });
+      for (const name of [
+        'tokenRequested',
+        'tokenReceived',
+        'tokenFailed',
+        'licenseAnswered',
+        'licenseFailed',
+      ] as const) {
+        e.auth.on(name, () => e.status.authEvents.push(name));
+      }
     } else {
       player.configure({ drm: { servers: { 'org.w3.clearkey': auth.licenseServer } } });
       player.getNetworkingEngine()?.registerRequestFilter((type, request) => {
@@ -120,9 +138,18 @@ const harness: Harness = {
     }
     // Registered after the module's filters, so these see the request as it leaves and the answer
     // once the module has accepted it.
+    if (setup.shaka !== undefined) player.configure(setup.shaka);
+    const credentialHeader =
+      auth.mode === 'license-auth' ? (auth.options.header ?? 'x-drm-custom-data') : '';
     const net = player.getNetworkingEngine();
-    net?.registerRequestFilter((type) => {
-      if (type === LICENSE) e.status.marks.licenseSent ??= performance.now() - e.loadStart;
+    net?.registerRequestFilter((type, request) => {
+      if (type !== LICENSE) return;
+      const atMs = performance.now() - e.loadStart;
+      e.status.marks.licenseSent ??= atMs;
+      const fromQuery = new URL(request.uris[0] ?? '', 'http://x').searchParams.get(
+        credentialHeader,
+      );
+      e.status.licenses.push({ atMs, credential: request.headers[credentialHeader] ?? fromQuery });
     });
     net?.registerResponseFilter((type) => {
       if (type === LICENSE) e.status.marks.licenseReceived ??= performance.now() - e.loadStart;
@@ -133,15 +160,21 @@ const harness: Harness = {
       );
     });
     e.loadStart = performance.now();
-    player.load(setup.manifestUrl).then(
-      () => {
-        e.status.load = 'resolved';
-      },
-      (error: unknown) => {
-        e.status.load = 'rejected';
-        e.status.errors.push(describe(error, 'load', e.loadStart));
-      },
-    );
+    const manifest =
+      setup.offline === 'store'
+        ? storeOffline(player, setup.manifestUrl, e)
+        : Promise.resolve(setup.manifestUrl);
+    manifest
+      .then((uri) => player.load(uri))
+      .then(
+        () => {
+          e.status.load = 'resolved';
+        },
+        (error: unknown) => {
+          e.status.load = 'rejected';
+          e.status.errors.push(describe(error, 'load', e.loadStart));
+        },
+      );
   },
 
   status(id) {
@@ -192,6 +225,20 @@ const harness: Harness = {
     );
   },
 };
+
+/**
+ * Downloads the content with shaka.offline.Storage built on the player, so the module's filters
+ * apply to Storage's requests too, and gives the stored copy's URI. The license is not kept with it
+ * (no persistent-license session): playing the stored copy asks for one, with a fresh token.
+ */
+async function storeOffline(player: Player, manifestUrl: string, e: Entry): Promise<string> {
+  const storage = new shaka.offline.Storage(player);
+  storage.configure({ offline: { usePersistentLicense: false } });
+  const stored = await storage.store(manifestUrl).promise;
+  e.status.storedUri = stored.offlineUri ?? undefined;
+  if (e.status.storedUri === undefined) throw new Error('Storage gave no offline URI.');
+  return e.status.storedUri;
+}
 
 shaka.polyfill.installAll();
 page.harness = harness;

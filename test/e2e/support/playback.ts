@@ -16,23 +16,26 @@ export interface PlaybackProof {
 }
 
 /**
- * Real decrypted playback of player `id`: it plays past 2 s with no error, and its picture at 2 s
- * is a real frame that matches the clear source at 2 s better than any other second.
+ * Real decrypted playback of player `id`: it plays past `at` seconds with no error, and its picture
+ * there is a real frame that matches the clear source at 2 s better than any other second. `at` is
+ * 2, or 10 in the two-period content, which plays the 8 s clip twice.
  */
 export async function expectDecryptedPlayback(
   session: E2eSession,
   id: string,
+  { at = 2 }: { at?: 2 | 10 } = {},
 ): Promise<PlaybackProof> {
   const status = await session.waitFor(
     id,
-    'playback past 2 s',
-    (s) => s.currentTime > 2 || s.errors.length > 0,
+    `playback past ${at} s`,
+    (s) => s.currentTime > at || s.errors.length > 0,
+    Math.max(15_000, at * 1000 + 10_000),
   );
   expect(status.errors, describeErrors(status.errors)).toEqual([]);
-  expect(status.currentTime).toBeGreaterThan(2);
+  expect(status.currentTime).toBeGreaterThan(at);
 
-  const { image, png, time } = await session.frameAt(id, 2);
-  expect(time).toBe(2);
+  const { image, png, time } = await session.frameAt(id, at);
+  expect(time).toBe(at);
   if (process.env['MULTIDRM_E2E_SCREENSHOTS']) {
     writeFileSync(join(tmpdir(), `multidrm-e2e-${id}-2s.png`), png);
   }

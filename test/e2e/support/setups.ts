@@ -8,7 +8,10 @@ export interface FlowSetup {
   tokenPath?: string;
   customDataPath?: string;
   contentId?: string;
+  /** Default the sample's manifest. */
+  manifestUrl?: string;
   options?: Partial<SerializableAuthOptions>;
+  shaka?: PlaySetup['shaka'];
 }
 
 /**
@@ -22,7 +25,8 @@ export function flowSetup(stack: Stack, setup: FlowSetup): PlaySetup {
       : { customDataUrl: `${stack.site.url}${setup.customDataPath ?? '/custom-data'}` };
   return {
     id: setup.id,
-    manifestUrl: stack.manifestUrl,
+    manifestUrl: setup.manifestUrl ?? stack.manifestUrl,
+    ...(setup.shaka === undefined ? {} : { shaka: setup.shaka }),
     auth: {
       mode: 'license-auth',
       options: {

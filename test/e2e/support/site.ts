@@ -104,10 +104,20 @@ const notSignedIn: SiteRefusal = {
   status: 401,
   reason: 'Sign in to play this title.',
 };
-const policy = { playback_policy: { limit: true, duration: 600 } };
+// The service's current token format (v2) by default; `/token-v1` keeps the main spec's v1 token.
+const policy = {
+  policy_version: 2,
+  playback_policy: { persistent: false, license_duration: 600 },
+} as const;
+const policyV1 = { playback_policy: { limit: true, duration: 600 } };
 const externalKey = {
+  mpeg_cenc: [{ track_type: 'ALL' as const, key_id: SAMPLE.kid, key: SAMPLE.key }],
+};
+const externalKeyV1 = {
   mpeg_cenc: { key_id: SAMPLE.kid.toUpperCase(), key: SAMPLE.key.toUpperCase() },
 };
+/** A stale token: older than the emulator's 600 s window, as a site that caches tokens sends. */
+const STALE_MS = 11 * 60_000;
 
 /**
  * Starts the site. Every path also takes `?delay=<ms>` (the site takes that long before it answers)
@@ -149,31 +159,42 @@ export async function startSite(options: SiteOptions): Promise<RunningSite> {
       onEvent: (event) => log.push({ source: 'gateway', path, event }),
     });
 
-  // A stale token: what a site sends when it caches tokens past their 60 s.
+  // Stale tokens: what a site sends when it caches tokens past the window. `/token-expired` always
+  // does; `/token-expired-once` only for the first request of each `?n=` (a test's own counter).
   const staleIssuer = createTokenIssuer(SITE);
-  const fresh = token('/token-expired', (userId) => ({ allow: true, userId, policy }));
-  const expired: WebHandler = async (request) => {
-    const asked = (await request
-      .clone()
-      .json()
-      .catch(() => ({}))) as {
-      cid?: string;
-      drm_type?: DrmType;
+  const staleOnce = new Set<string>();
+  const staleToken =
+    (path: string, always: boolean): WebHandler =>
+    async (request) => {
+      const fresh = await tokenHandlers[path]!(request.clone());
+      const n = new URL(request.url).searchParams.get('n') ?? '';
+      if (fresh.status !== 200 || (!always && staleOnce.has(n))) return fresh;
+      staleOnce.add(n);
+      const asked = (await request.json().catch(() => ({}))) as {
+        cid?: string;
+        drm_type?: DrmType;
+      };
+      const stale = staleIssuer.issue({
+        cid: asked.cid ?? SAMPLE.cid,
+        ...(asked.drm_type === undefined ? {} : { drmType: asked.drm_type }),
+        userId: userOf(request) as string,
+        policy,
+        timestamp: new Date(Date.now() - STALE_MS),
+      });
+      return new Response(stale, { status: 200, headers: fresh.headers });
     };
-    const answer = await fresh(request);
-    if (answer.status !== 200 || asked.cid === undefined) return answer;
-    const stale = staleIssuer.issue({
-      cid: asked.cid,
-      ...(asked.drm_type === undefined ? {} : { drmType: asked.drm_type }),
-      userId: userOf(request) as string,
+  const tokenHandlers: Record<string, WebHandler> = {
+    '/token-expired': token('/token-expired', (userId) => ({ allow: true, userId, policy })),
+    '/token-expired-once': token('/token-expired-once', (userId) => ({
+      allow: true,
+      userId,
       policy,
-      timestamp: new Date(Date.now() - 5 * 60_000),
-    });
-    return new Response(stale, { status: 200, headers: answer.headers });
+    })),
   };
 
   const routes: Record<string, WebHandler> = {
     '/token': token('/token', (userId) => ({ allow: true, userId, policy })),
+    '/token-v1': token('/token-v1', (userId) => ({ allow: true, userId, policy: policyV1 })),
     '/token-external-key': token('/token-external-key', (userId) => ({
       allow: true,
       userId,
@@ -184,7 +205,8 @@ export async function startSite(options: SiteOptions): Promise<RunningSite> {
       status: 403,
       reason: 'Your plan does not include this title.',
     })),
-    '/token-expired': expired,
+    '/token-expired': staleToken('/token-expired', true),
+    '/token-expired-once': staleToken('/token-expired-once', false),
     '/token-wrong-access-key': token(
       '/token-wrong-access-key',
       (userId) => ({ allow: true, userId, policy }),
@@ -197,12 +219,12 @@ export async function startSite(options: SiteOptions): Promise<RunningSite> {
     '/gateway/json': gateway('/gateway/json', SITE, (request) =>
       request.user_id === DENIED.userId
         ? { allow: false, error_code: DENIED.code, error_message: DENIED.message }
-        : { allow: true, ...policy },
+        : { allow: true, ...policyV1 },
     ),
     '/gateway/xml': gateway('/gateway/xml', XML_SITE, () => ({
       allow: true,
-      ...policy,
-      external_key: externalKey,
+      ...policyV1,
+      external_key: externalKeyV1,
     })),
   };
 

@@ -94,13 +94,15 @@ describe('startDemoStack', () => {
     expect(plan.siteId).toBe(mode === 'gateway-xml' ? 'DEMOXML' : 'DEMO');
   });
 
-  test('the gateway refuses a guest for a members-only title: GATEWAY_DENIED', async () => {
+  test("the gateway refuses a guest for a members-only title: 8002 with the site's code, as the service answers", async () => {
     const plan = value(
       await web.stack.api.preparePlay(request({ mode: 'gateway-json', userId: 'guest-bob' })),
     );
     const response = await playFlow(plan);
-    expect(response.status).toBe(403);
-    expect(((await response.json()) as { error_code: string }).error_code).toBe('GATEWAY_DENIED');
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { errorCode: string; message: string; reason: string };
+    expect(body).toMatchObject({ errorCode: '8002', reason: 'GATEWAY_DENIED' });
+    expect(JSON.parse(body.message)).toMatchObject({ ERROR: '4031' });
   });
 
   test('the token endpoint refuses a guest for a members-only title with 403', async () => {
@@ -120,7 +122,7 @@ describe('startDemoStack', () => {
   test('the site-keyed title plays only with the external key', async () => {
     const without = value(await web.stack.api.preparePlay(request({ cid: 'byok-sample' })));
     const refused = await playFlow(without);
-    expect(((await refused.json()) as { error_code: string }).error_code).toBe('NO_KEY_FOR_CID');
+    expect(await refused.json()).toMatchObject({ errorCode: '7001', reason: 'NO_KEY_FOR_CID' });
     const withKey = value(
       await web.stack.api.preparePlay(
         request({ cid: 'byok-sample', policy: { ...POLICY, externalKey: true } }),

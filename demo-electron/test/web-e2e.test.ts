@@ -128,12 +128,12 @@ describe('pnpm demo:web', () => {
     expect(shot.byteLength).toBeGreaterThan(20_000);
   });
 
-  test('the gateway denying a guest shows GATEWAY_DENIED, its message and a fix', async () => {
+  test("the gateway denying a guest shows the service's 8002, the site's code, our explanation and a fix", async () => {
     await choose(page, { mode: 'gateway-json', user: 'guest-bob' });
     const error = await waitForError(page);
-    expect(error.code).toBe('GATEWAY_DENIED');
-    expect(error.text).toContain('GATEWAY_DENIED');
-    expect(error.text).toContain('4031');
+    expect(error.code).toBe('8002');
+    expect(error.text).toContain('The site refused: code 4031');
+    expect(error.text).toContain('Why (emulator)');
     expect(error.text).toContain('What to fix');
     const steps = await timelineSteps(page);
     expect(steps).toContain('callback-answered');
@@ -149,20 +149,20 @@ describe('pnpm demo:web', () => {
     expect(await timelineSteps(page)).toContain('token-failed');
   });
 
-  test('an expire_date in the past is refused with LICENSE_EXPIRED', async () => {
+  test('an expire_date in the past is refused with 8711 (playback period over)', async () => {
     await choose(page, {
       mode: 'token',
       timeRule: 'expire_date',
       expireDate: '2020-01-01T00:00:00Z',
     });
     const error = await waitForError(page);
-    expect(error.code).toBe('LICENSE_EXPIRED');
+    expect(error.code).toBe('8711');
     expect(await timelineSteps(page)).toContain('license-denied');
   });
 
-  test('a title without a key in the service needs the external key: NO_KEY_FOR_CID, then it plays', async () => {
+  test('a title without a key in the service needs the external key: 7001, then it plays', async () => {
     await choose(page, { mode: 'gateway-xml', cid: 'byok-sample', externalKey: false });
-    expect((await waitForError(page)).code).toBe('NO_KEY_FOR_CID');
+    expect((await waitForError(page)).code).toBe('7001');
     await choose(page, { mode: 'gateway-xml', cid: 'byok-sample', externalKey: true });
     expect(await waitForPlayback(page)).toBeGreaterThan(2);
     expect(await page.isHidden('[data-testid=error]')).toBe(true);

@@ -39,10 +39,12 @@ export function emulatorStep(event: FlowEvent): Step {
       return {
         ...base,
         key: 'token-checked',
-        what: event.ok ? 'Token verified' : 'Token rejected',
+        what: event.ok
+          ? `Token verified${event.version ? ` (v${event.version})` : ''}`
+          : 'Token rejected',
         detail: event.ok
           ? `site ${event.siteId}, user ${event.userId}, cid ${event.cid}${event.warnings ? ` · ${event.warnings.join('; ')}` : ''}`
-          : event.errorCode,
+          : `service code ${event.errorCode} · ours: ${event.reason}`,
         status: event.ok ? 'ok' : 'fail',
       };
     case 'callback-sent':
@@ -74,8 +76,9 @@ export function emulatorStep(event: FlowEvent): Step {
       return {
         ...base,
         key: 'license-denied',
-        what: `License denied: ${event.errorCode}`,
-        detail: `HTTP ${event.status}`,
+        what: `License denied: service code ${event.errorCode}`,
+        // The service's answer beside the emulator's explanation of it.
+        detail: `ours: ${event.reason} · ${event.detail}`,
         status: 'fail',
       };
   }

@@ -45,6 +45,8 @@ function showError(error: DemoError | undefined): void {
   byId('error-code').textContent = error.code;
   byId('error-message').textContent = error.message;
   byId('error-fix').textContent = error.fix;
+  byId('error-explanation').hidden = error.explanation === undefined;
+  byId('error-explanation-text').textContent = error.explanation ?? '';
 }
 
 function showPlan(plan: PlayPlan | undefined): void {

@@ -95,10 +95,13 @@ export interface Setup {
 }
 
 export interface DemoError {
+  /** The license service's code (digits) for its refusals; the page's or player's own otherwise. */
   code: string;
   message: string;
   /** What to change so that it works. */
   fix: string;
+  /** The emulator's explanation beyond the service's answer (its named reason and detail). */
+  explanation?: string;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: DemoError };

@@ -87,7 +87,7 @@ export function createDemoApi(ctx: DemoApiContext): DemoApi {
         siteId: real.enabled ? real.siteId : gatewayXml ? ctx.siteIds.xml : ctx.siteIds.json,
         manifestUrl: ctx.manifestUrl,
         keySystem: 'org.w3.clearkey',
-        licenseUrl: real.enabled ? real.licenseUrl : `${ctx.emulatorUrl}/license`,
+        licenseUrl: real.enabled ? real.licenseUrl : `${ctx.emulatorUrl}/ri/licenseManager.do`,
         header: real.enabled ? real.header : ctx.header,
         target: real.enabled ? 'real service' : 'emulator',
       };

@@ -52,6 +52,8 @@ export type FlowEvent = FlowBase &
         siteErrorCode?: string;
         errorCode?: string;
         reason?: string;
+        /** Something the answer got wrong that did not stop it (a refusal without nonce). */
+        warning?: string;
       }
     | {
         type: 'license-issued';

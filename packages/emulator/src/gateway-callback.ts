@@ -1,4 +1,5 @@
 import {
+  answerNonce,
   decodeGatewayResponse,
   encodeGatewayRequest,
   SiteKitError,
@@ -35,6 +36,7 @@ export async function callGateway(
     siteErrorCode?: string;
     errorCode?: string;
     reason?: string;
+    warning?: string;
   }) =>
     flow.emit({
       type: 'callback-answered',
@@ -89,7 +91,20 @@ export async function callGateway(
       );
     }
     const answer = decodeAnswer(text, site);
-    const nonce = answer.format === 'json' ? answer.nonce : answer.NONCE;
+    const nonce = answerNonce(answer);
+    const siteCode = answer.format === 'json' ? answer.error_code : answer.ERROR;
+    // A refusal without nonce still says no: the site's code must reach the player (the service's
+    // own public gateway sample sends one, so it is worth a warning). An allowing answer without it
+    // never gets here: site-kit's reader refuses it.
+    if (nonce === undefined && siteCode !== SUCCESS_CODE) {
+      answered({
+        ok: false,
+        httpStatus: status,
+        siteErrorCode: siteCode,
+        warning: 'the refusal carries no nonce; it is taken as a refusal all the same',
+      });
+      return answer;
+    }
     if (nonce !== request.nonce) {
       throw new EmulatorError(
         'NONCE_MISMATCH',
@@ -97,7 +112,6 @@ export async function callGateway(
         { siteId: site.siteId },
       );
     }
-    const siteCode = answer.format === 'json' ? answer.error_code : answer.ERROR;
     answered({ ok: siteCode === SUCCESS_CODE, httpStatus: status, siteErrorCode: siteCode });
     return answer;
   } catch (error) {

@@ -1,4 +1,4 @@
-import { createCustomData, type GatewayRequest } from '@multidrm/site-kit';
+import { createCustomData, encrypt, type GatewayRequest } from '@multidrm/site-kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type FlowEvent, type RunningEmulator } from '../src/index.ts';
 import {
@@ -122,6 +122,43 @@ describe('gateway mode, JSON callback', () => {
       errorCode: '8002',
       facts: { siteErrorCode: '4031', siteErrorMessage: 'subscription ended' },
     });
+  });
+
+  it('takes any numeric site code in a JSON refusal, such as "401" (only XML has 4 digits)', async () => {
+    jsonGateway.behave = (r) => ({
+      format: 'json',
+      error_code: '401',
+      error_message: 'sign in',
+      nonce: r.nonce,
+    });
+    const refusal = refusalOf(await postLicense(emulator.url, customData(JSON_SITE)));
+    expect(refusal).toMatchObject({ errorCode: '8002', reason: 'GATEWAY_DENIED' });
+    expect(JSON.parse(refusal.message)).toEqual({ ERROR: '401', MESSAGE: 'sign in' });
+  });
+
+  it('takes a refusal without nonce as a refusal, keeps the site code, and warns in the event', async () => {
+    jsonGateway.behave = () => ({ format: 'json', error_code: '4031', error_message: 'ended' });
+    const res = await postLicense(emulator.url, customData(JSON_SITE));
+    const refusal = refusalOf(res);
+    expect(refusal).toMatchObject({ errorCode: '8002' });
+    expect(JSON.parse(refusal.message)).toEqual({ ERROR: '4031', MESSAGE: 'ended' });
+    const answered = seen.find(
+      (e) => e.requestId === res.headers.get('x-drm-request-id') && e.type === 'callback-answered',
+    );
+    expect(answered).toMatchObject({
+      ok: false,
+      siteErrorCode: '4031',
+      warning: expect.stringMatching(/no nonce/),
+    });
+  });
+
+  it('refuses an allowing answer without nonce as an invalid gateway answer (8706)', async () => {
+    // Written by hand: site-kit's own encoder would refuse to send it.
+    const answer = '{"error_code":"0000","error_message":"","playback_policy":{"limit":false}}';
+    jsonGateway.behave = () => ({ raw: encrypt(answer, JSON_SITE.siteKey) });
+    const refusal = refusalOf(await postLicense(emulator.url, customData(JSON_SITE)));
+    expect(refusal).toMatchObject({ errorCode: '8706', reason: 'GATEWAY_BAD_RESPONSE' });
+    expect(refusal.detail).toMatch(/answer.nonce: is required when the answer allows/);
   });
 
   it('emits callback-sent and callback-answered without the gateway query or any key', async () => {

@@ -1,4 +1,4 @@
-import { SiteKitError } from '../../src/index.ts';
+import { SiteKitError, TokenError, type TokenErrorCode } from '../../src/index.ts';
 
 /** The SiteKitError `fn` throws; anything else, or nothing thrown, fails the test. */
 export function failure(fn: () => unknown): SiteKitError {
@@ -9,4 +9,15 @@ export function failure(fn: () => unknown): SiteKitError {
     throw error;
   }
   throw new Error('expected a SiteKitError');
+}
+
+/** The TokenError code `fn` throws, or 'none'; any other error fails the test. */
+export function codeOf(fn: () => unknown): TokenErrorCode | 'none' {
+  try {
+    fn();
+    return 'none';
+  } catch (error) {
+    if (error instanceof TokenError) return error.code;
+    throw error;
+  }
 }

@@ -110,7 +110,10 @@ describe('pnpm demo:web', () => {
       expect(await waitForPlayback(page)).toBeGreaterThan(2);
       const issued = await page.textContent('[data-testid=timeline] li[data-step=license-issued]');
       expect(issued).toContain('persistent-license');
+      // Token mode writes a v2 token: no limit member, the same rules in the v2 shape.
       expect(issued).toContain('duration 3600 s · persistent · HDCP 1 · level 150');
+      const checked = await page.textContent('[data-testid=timeline] li[data-step=token-checked]');
+      expect(checked).toContain('Token verified (v2)');
     } finally {
       await page.setChecked('[data-testid=persistent]', false);
       await page.selectOption('[data-testid=hdcp]', '');

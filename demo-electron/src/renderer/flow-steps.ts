@@ -87,19 +87,28 @@ export function emulatorStep(event: FlowEvent): Step {
 function describePolicy(policy: unknown): string {
   if (typeof policy !== 'object' || policy === null) return '';
   const p = policy as Record<string, unknown>;
-  const parts = [`limit ${p['limit'] ? 'on' : 'off'}`];
-  if (p['duration'] !== undefined) parts.push(`duration ${String(p['duration'])} s`);
+  // v1 tokens and gateway answers say limit; a v2 token has none (a duration or date limits it).
+  const parts = p['limit'] === undefined ? [] : [`limit ${p['limit'] ? 'on' : 'off'}`];
+  const duration = p['duration'] ?? p['license_duration'];
+  if (duration !== undefined) parts.push(`duration ${String(duration)} s`);
   if (p['expire_date'] !== undefined) parts.push(`until ${String(p['expire_date'])}`);
   if (p['persistent']) parts.push('persistent');
-  const security = p['security_policy'] as
-    { output_protect?: { control_hdcp?: number }; playready_security_level?: number } | undefined;
-  if (security?.output_protect?.control_hdcp !== undefined) {
-    parts.push(`HDCP ${security.output_protect.control_hdcp}`);
-  }
-  if (security?.playready_security_level !== undefined) {
-    parts.push(`level ${security.playready_security_level}`);
-  }
+  const { hdcp, level } = securityOf(p['security_policy']);
+  if (hdcp !== undefined) parts.push(`HDCP ${hdcp}`);
+  if (level !== undefined) parts.push(`level ${level}`);
   return parts.join(' · ');
+}
+
+/** HDCP and PlayReady level from a v1 security policy (one object) or a v2 one (per-track array). */
+function securityOf(security: unknown): { hdcp?: number; level?: number } {
+  type V1 = { output_protect?: { control_hdcp?: number }; playready_security_level?: number };
+  type V2 = { ncg?: { control_hdcp?: number }; playready?: { security_level?: number } }[];
+  if (Array.isArray(security)) {
+    const entry = (security as V2)[0];
+    return { hdcp: entry?.ncg?.control_hdcp, level: entry?.playready?.security_level };
+  }
+  const v1 = security as V1 | undefined;
+  return { hdcp: v1?.output_protect?.control_hdcp, level: v1?.playready_security_level };
 }
 
 type PlayerEvent =

@@ -6,6 +6,7 @@ import {
   type SiteRefusal,
   type TokenPolicy,
   type WebHandler,
+  convertPolicyToV2,
 } from '@multidrm/site-kit';
 import { isEntitled } from './catalogue.ts';
 
@@ -69,7 +70,9 @@ export function createDemoSite(
         authorize: (_request, { cid }) => {
           const { userId, policy } = session();
           if (userId === undefined || !isEntitled(userId, cid)) return refuse(userId, cid);
-          return { allow: true, userId, policy };
+          // Token mode writes the service's current token (v2); the page's controls are the
+          // gateway's (v1) shape, which the conversion maps member by member.
+          return { allow: true, userId, policy: convertPolicyToV2(policy).policy };
         },
       });
       tokenHandlers.set(key, handler);

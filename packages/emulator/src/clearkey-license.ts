@@ -1,4 +1,5 @@
 import type { ContentKey } from './config.ts';
+import { bytesToBase64url, hexToBytes } from './web/bytes.ts';
 
 /** The W3C ClearKey license (a JSON Web Key Set) that a browser's CDM accepts as the update message. */
 export interface ClearKeyLicense {
@@ -6,7 +7,7 @@ export interface ClearKeyLicense {
   type: 'temporary' | 'persistent-license';
 }
 
-const b64url = (hex: string) => Buffer.from(hex, 'hex').toString('base64url');
+const b64url = (hex: string) => bytesToBase64url(hexToBytes(hex));
 
 export function buildClearKeyLicense(
   keys: readonly ContentKey[],

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import {
   describeIssues,
   HASH_ENCODINGS,
@@ -7,6 +6,8 @@ import {
 } from '@multidrm/site-kit';
 import { z } from 'zod';
 import { REFUSAL_REASONS, type RefusalReason } from './errors.ts';
+import { faultSchema } from './faults/fault-schema.ts';
+import { utf8Bytes } from './web/bytes.ts';
 
 const text = (what: string) =>
   z.string({ error: `must be a string (${what})` }).min(1, `must not be empty (${what})`);
@@ -23,7 +24,7 @@ const siteSchema = z.strictObject(
     siteKey: z
       .string({ error: 'must be a string (the 32-character site key)' })
       .refine(
-        (v) => Buffer.byteLength(v, 'utf8') === SITE_KEY_BYTES,
+        (v) => utf8Bytes(v).length === SITE_KEY_BYTES,
         `must be exactly ${SITE_KEY_BYTES} bytes for AES-256 (the 32-character site key)`,
       ),
     accessKey: text('the site access key'),
@@ -116,6 +117,8 @@ export const emulatorConfigSchema = z
         .int('must be a whole number of milliseconds')
         .positive('must be more than 0')
         .default(5000),
+      /** Faults injected on purpose (see the README's Faults): the same vocabulary as the msw kit. */
+      faults: z.array(faultSchema, { error: 'must be an array of faults' }).default([]),
       /** Browser origins allowed by CORS; absent = any origin ("*"). */
       allowedOrigins: z
         .array(
@@ -171,27 +174,4 @@ export function parseConfig(input: unknown): EmulatorConfig {
     throw new ConfigError(`Invalid emulator config: ${issues.join('; ')}.`, issues);
   }
   return parsed.data;
-}
-
-export async function loadConfigFile(path: string): Promise<EmulatorConfig> {
-  let raw: string;
-  try {
-    raw = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code;
-    throw new ConfigError(`Cannot read the config file ${path}: ${why ?? 'unknown error'}.`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (error) {
-    // V8's JSON messages may quote a piece of the file, which may be a key: report only the place.
-    const message = (error as Error).message;
-    const where = /line \d+ column \d+/.exec(message) ?? /position \d+/.exec(message);
-    throw new ConfigError(
-      `The config file ${path} is not valid JSON${where ? ` (error at ${where[0]})` : ''}.`,
-    );
-  }
-  return parseConfig(json);
 }

@@ -1,7 +1,8 @@
-import { createDecipheriv, createSecretKey, type KeyObject } from 'node:crypto';
 import { describeIssues, drmTypeSchema, type DrmType } from '@multidrm/site-kit';
 import { z } from 'zod';
 import { EmulatorError } from './errors.ts';
+import { base64ToBytes, utf8Bytes } from './web/bytes.ts';
+import { decryptRawCbc, importAesKey, type AesKey } from './web/crypto.ts';
 
 // Gateway-mode custom data (DESIGN.md): base64 of {"drm_type","site_id","data"}, where data is
 // base64(AES-256-CBC(JSON {user_id, cid, oid?})) under the site key, IV "0123456789abcdef".
@@ -46,15 +47,15 @@ export function readEnvelope(json: object): CustomDataEnvelope {
   return parsed.data;
 }
 
-export function customDataKey(siteKey: string): KeyObject {
-  return createSecretKey(Buffer.from(siteKey, 'utf8'));
+export function customDataKey(siteKey: string): Promise<AesKey> {
+  return importAesKey(utf8Bytes(siteKey));
 }
 
-const IV = Buffer.from('0123456789abcdef', 'ascii');
+const IV = utf8Bytes('0123456789abcdef');
 const BLOCK = 16;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const DUMMY_BLOCK = Buffer.alloc(BLOCK);
+const DUMMY_BLOCK = new Uint8Array(BLOCK);
 
 /** Where opening failed: for the events only, never for the client. */
 export type OpenFailure =
@@ -67,25 +68,20 @@ export type OpenFailure =
 
 /**
  * Opens the encrypted part of custom data. There is no early exit: every input is decrypted (a
- * dummy block stands in for data that is not base64 or not whole blocks), the padding is checked by
- * arithmetic, not by an exception, and every step runs on whatever the previous one gave. The caller
+ * dummy block stands in for data that is not base64 or not whole blocks) without Web Crypto's own
+ * padding check, the padding is checked here by arithmetic, not by an exception, and every step runs on whatever the previous one gave. The caller
  * has one failure branch for all of them, so that neither the answer nor the path taken tells a
  * padding failure from a JSON or schema failure: with a fixed IV and no MAC, that difference is a
  * padding oracle that decrypts any ciphertext under the site key.
  */
-export function openCustomData(
+export async function openCustomData(
   data: string,
-  key: KeyObject,
-): { ok: true; value: CustomDataInner } | { ok: false; failure: OpenFailure } {
+  key: AesKey,
+): Promise<{ ok: true; value: CustomDataInner } | { ok: false; failure: OpenFailure }> {
   const isBase64 = BASE64.test(data);
-  const bytes = Buffer.from(isBase64 ? data : '', 'base64');
+  const bytes = base64ToBytes(isBase64 ? data : '');
   const wholeBlocks = bytes.length > 0 && bytes.length % BLOCK === 0;
-  const decipher = createDecipheriv('aes-256-cbc', key, IV);
-  decipher.setAutoPadding(false);
-  const plain = Buffer.concat([
-    decipher.update(wholeBlocks ? bytes : DUMMY_BLOCK),
-    decipher.final(),
-  ]);
+  const plain = await decryptRawCbc(key, IV, wholeBlocks ? bytes : DUMMY_BLOCK);
 
   const pad = plain[plain.length - 1] ?? 0;
   let badPadding = pad === 0 || pad > BLOCK ? 1 : 0;

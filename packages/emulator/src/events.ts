@@ -68,6 +68,17 @@ export type FlowEvent = FlowBase &
         stream: { id: string; renewal: boolean; activeStreams: number; countsForSeconds: number };
       }
     | {
+        /** A fault of the emulator's faults applied to this request (see the README's Faults). */
+        type: 'fault-injected';
+        fault: string;
+        /** Where in the flow it struck: arrival, authorize, token, custom-data, new-stream, renewal. */
+        stage: string;
+        /** How many more requests it applies to; absent when it applies to every one. */
+        remaining?: number;
+        /** What it was set with beyond its name (ms, status, siteCode, message, reason). */
+        parameters: Record<string, unknown>;
+      }
+    | {
         type: 'license-denied';
         /** The HTTP status answered: 200 for a refusal in the service dialect. */
         status: number;

@@ -1,7 +1,7 @@
 import {
   answerNonce,
-  decodeGatewayResponse,
-  encodeGatewayRequest,
+  decodeGatewayResponseAsync,
+  encodeGatewayRequestAsync,
   SiteKitError,
   SUCCESS_CODE,
   type GatewayAnswer,
@@ -28,7 +28,7 @@ export async function callGateway(
   flow: FlowRecorder,
   options: { fetch: typeof fetch; timeoutMs: number; codeOf: ClientCodeOf },
 ): Promise<GatewayAnswer> {
-  const body = encodeGatewayRequest(request, site.siteKey);
+  const body = await encodeGatewayRequestAsync(request, site.siteKey);
   const started = flow.elapsedMs();
   const answered = (fields: {
     ok: boolean;
@@ -90,7 +90,7 @@ export async function callGateway(
         { siteId: site.siteId },
       );
     }
-    const answer = decodeAnswer(text, site);
+    const answer = await decodeAnswer(text, site);
     const nonce = answerNonce(answer);
     const siteCode = answer.format === 'json' ? answer.error_code : answer.ERROR;
     // A refusal without nonce still says no: the site's code must reach the player (the service's
@@ -127,9 +127,9 @@ export async function callGateway(
   }
 }
 
-function decodeAnswer(text: string, site: SiteConfig): GatewayAnswer {
+async function decodeAnswer(text: string, site: SiteConfig): Promise<GatewayAnswer> {
   try {
-    return decodeGatewayResponse(text, site.gatewayFormat, site.siteKey);
+    return await decodeGatewayResponseAsync(text, site.gatewayFormat, site.siteKey);
   } catch (error) {
     if (!(error instanceof SiteKitError)) throw error;
     if (error.code === 'INVALID_GATEWAY_RESPONSE') {

@@ -1,4 +1,3 @@
-import { randomBytes, type KeyObject } from 'node:crypto';
 import { SUCCESS_CODE, type GatewayAnswer, type GatewayRequest } from '@multidrm/site-kit';
 import type { Authorization, Grant } from './authorization.ts';
 import type { EmulatorConfig, SiteConfig } from './config.ts';
@@ -12,20 +11,28 @@ import type { ClientCodeOf } from './dialect.ts';
 import { EmulatorError } from './errors.ts';
 import type { FlowRecorder } from './events.ts';
 import { callGateway } from './gateway-callback.ts';
+import { faultRefusal, type FaultPlan } from './faults/fault-plan.ts';
 import { mpegCencV1 } from './token-grant.ts';
+import { base64ToBytes, bytesToHex } from './web/bytes.ts';
+import { randomHex, type AesKey } from './web/crypto.ts';
 
 export interface GatewayAuthorizer {
   authorize(json: Record<string, unknown>, flow: FlowRecorder): Promise<Authorization>;
 }
 
 export interface GatewayOptions {
-  /** The fetch used for callbacks; default the global one. */
+  /**
+   * The fetch used for callbacks; default the global one, looked up at each callback (so that a
+   * fetch patched later, as msw/node does, is the one used).
+   */
   fetch?: typeof fetch;
 }
 
 interface GatewayContext extends GatewayOptions {
   /** For the events: the code as the client gets it. */
   codeOf: ClientCodeOf;
+  /** The faults injected on purpose: a gateway fault stands in for the callback. */
+  faults: FaultPlan;
 }
 
 /**
@@ -39,7 +46,7 @@ export function createGatewayAuthorizer(
   const sites = new Map(
     config.sites.map((site) => [site.siteId, { site, key: customDataKey(site.siteKey) }]),
   );
-  const doFetch = options.fetch ?? globalThis.fetch;
+  const doFetch: typeof fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
 
   return {
     async authorize(json, flow) {
@@ -54,7 +61,9 @@ export function createGatewayAuthorizer(
         );
       }
       const { site } = known;
-      const data = open(envelope.data, site, known.key);
+      const data = await open(envelope.data, site, await known.key);
+      const fault = options.faults.strike('custom-data', flow);
+      if (fault !== undefined) throw faultRefusal(fault, { siteId: site.siteId, cid: data.cid });
       if (site.gatewayUrl === undefined) {
         throw new EmulatorError(
           'GATEWAY_NOT_CONFIGURED',
@@ -66,7 +75,7 @@ export function createGatewayAuthorizer(
         format: site.gatewayFormat,
         user_id: data.user_id,
         cid: data.cid,
-        nonce: randomBytes(16).toString('hex'),
+        nonce: randomHex(16),
         drm_type: envelope.drm_type,
       };
       if (data.oid !== undefined) request.oid = data.oid;
@@ -84,8 +93,8 @@ export function createGatewayAuthorizer(
  * One failure branch for every way the encrypted part can fail, with one sentence: the step that
  * failed goes to the events only (see openCustomData).
  */
-function open(data: string, site: SiteConfig, key: KeyObject): CustomDataInner {
-  const opened = openCustomData(data, key);
+async function open(data: string, site: SiteConfig, key: AesKey): Promise<CustomDataInner> {
+  const opened = await openCustomData(data, key);
   if (opened.ok) return opened.value;
   throw new EmulatorError(
     'DECRYPT_FAILED',
@@ -132,7 +141,7 @@ function toAuthorization(
   const grant: Grant = { source: 'gateway-xml', playback };
   if (answer.PC !== undefined) grant.outputControl = answer.PC;
   if (answer.PACKINFO !== undefined) {
-    const hex = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
+    const hex = (b64: string) => bytesToHex(base64ToBytes(b64));
     grant.externalKeys = [{ kid: hex(answer.PACKINFO.KEYID), key: hex(answer.PACKINFO.KEY) }];
   }
   return { ...base, userId: data.user_id, grant };

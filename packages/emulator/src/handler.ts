@@ -1,13 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { parseConfig, type EmulatorConfig, type EmulatorConfigInput } from './config.ts';
 import { clientCodes, deniedEvent, failureResponse, serviceCodes } from './dialect.ts';
 import { EmulatorError } from './errors.ts';
 import { createFlowRecorder, FlowEvents, type FlowRecorder } from './events.ts';
+import { FaultPlan } from './faults/fault-plan.ts';
+import type { FaultInput } from './faults/fault-schema.ts';
 import type { GatewayOptions } from './gateway-mode.ts';
 import { createCorsPolicy } from './http/cors.ts';
 import { eventStreamResponse } from './http/sse.ts';
 import { createLicenseFlow } from './license-flow.ts';
 import { STREAM_ID_HEADER } from './stream-id.ts';
+import { randomHex } from './web/crypto.ts';
 
 export interface EmulatorHandlerOptions extends GatewayOptions {
   /** Where flow events go; default a new emitter, available as `handler.events`. */
@@ -16,12 +18,16 @@ export interface EmulatorHandlerOptions extends GatewayOptions {
   now?: () => number;
   /** Called with errors that are bugs of the emulator (answered as INTERNAL_ERROR). */
   onInternalError?: (error: unknown) => void;
+  /** Faults to inject, after those of the config (see the README's Faults). */
+  faults?: readonly FaultInput[];
 }
 
 export interface EmulatorHandler {
   (request: Request): Promise<Response>;
   readonly events: FlowEvents;
   readonly config: EmulatorConfig;
+  /** The faults injected on purpose: `set`, `add`, `clear`, `list` while it runs. */
+  readonly faults: FaultPlan;
 }
 
 /** The license service's path, its ClearKey path, and the emulator's first one. */
@@ -45,10 +51,12 @@ export function createEmulatorHandler(
   const events = options.events ?? new FlowEvents();
   const now = options.now ?? Date.now;
   const codeOf = serviceCodes(config.errorCodes);
+  const faults = new FaultPlan([...config.faults, ...(options.faults ?? [])]);
   const license = createLicenseFlow(config, {
     ...options,
     now,
     codeOf: clientCodes(config.dialect, codeOf),
+    faults,
   });
   const cors = createCorsPolicy(config.allowedOrigins, [config.customDataHeader, STREAM_ID_HEADER]);
   const header = config.customDataHeader;
@@ -89,7 +97,7 @@ export function createEmulatorHandler(
         { allow: method },
       );
     }
-    if (method === 'POST') return license(request, flow);
+    if (method === 'POST') return (await arrivalFault(flow)) ?? license(request, flow);
     if (pathname === '/health') return health();
     return eventStreamResponse(events, corsHeaders);
   }
@@ -103,7 +111,7 @@ export function createEmulatorHandler(
     }
     const corsHeaders = cors.headersFor(origin);
     if (corsHeaders === 'denied') return fail(originDenied(origin), {});
-    const requestId = randomBytes(6).toString('hex');
+    const requestId = randomHex(6);
     const flow = createFlowRecorder(events, requestId);
     const isLicense = isLicensePath(new URL(request.url).pathname);
     let response: Response;
@@ -136,7 +144,22 @@ export function createEmulatorHandler(
     return failureResponse(error, config.dialect, codeOf, headers);
   }
 
-  return Object.assign(handler, { events, config });
+  /**
+   * Faults that strike before the service decides anything: a slow answer waits and goes on; an
+   * HTTP 5xx is what a proxy or load balancer in front of the service answers, not a JSON refusal.
+   */
+  async function arrivalFault(flow: FlowRecorder): Promise<Response | undefined> {
+    const slow = faults.strike('arrival', flow, ['slow']);
+    if (slow?.fault === 'slow') await new Promise((done) => setTimeout(done, slow.ms));
+    const failure = faults.strike('arrival', flow, ['http-error']);
+    if (failure?.fault !== 'http-error') return undefined;
+    return new Response(`${failure.status} (injected fault http-error of the emulator)\n`, {
+      status: failure.status,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+    });
+  }
+
+  return Object.assign(handler, { events, config, faults });
 }
 
 const GET_PATHS: Partial<Record<string, 'GET'>> = { '/events': 'GET', '/health': 'GET' };

@@ -1,5 +1,6 @@
-import { hash, timingSafeEqual } from 'node:crypto';
 import { DEFAULT_DRM_TYPE } from '@multidrm/site-kit';
+import { bytesToBase64, bytesToHex, utf8Bytes } from './web/bytes.ts';
+import { sameText, sha256 } from './web/crypto.ts';
 
 export interface HashedTokenFields {
   drm_type?: string;
@@ -17,10 +18,10 @@ export interface HashedTokenFields {
  * (base64 of the 32 digest bytes; every v2 token), 'hex-text' (base64 of the uppercase hex text;
  * the spec's v1 example), or 'none' (another access key, or a member changed after hashing).
  */
-export function hashReadings(
+export async function hashReadings(
   accessKey: string,
   f: HashedTokenFields,
-): 'raw-digest' | 'hex-text' | 'none' {
+): Promise<'raw-digest' | 'hex-text' | 'none'> {
   const s =
     accessKey +
     (f.drm_type ?? DEFAULT_DRM_TYPE) +
@@ -29,15 +30,10 @@ export function hashReadings(
     f.cid +
     f.data +
     f.timestamp;
-  const raw = hash('sha256', s, 'base64');
-  const hexText = Buffer.from(hash('sha256', s, 'hex').toUpperCase(), 'latin1').toString('base64');
-  if (same(raw, f.hash)) return 'raw-digest';
-  if (same(hexText, f.hash)) return 'hex-text';
+  const digest = await sha256(s);
+  const raw = bytesToBase64(digest);
+  const hexText = bytesToBase64(utf8Bytes(bytesToHex(digest).toUpperCase()));
+  if (sameText(raw, f.hash)) return 'raw-digest';
+  if (sameText(hexText, f.hash)) return 'hex-text';
   return 'none';
-}
-
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

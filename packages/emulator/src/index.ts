@@ -10,7 +10,6 @@ export { STREAM_ID_HEADER, STREAM_ID_QUERY } from './stream-id.ts';
 export {
   emulatorConfigSchema,
   parseConfig,
-  loadConfigFile,
   ConfigError,
   DIALECTS,
   type Dialect,
@@ -19,6 +18,7 @@ export {
   type SiteConfig,
   type ContentKey,
 } from './config.ts';
+export { loadConfigFile } from './config-file.ts';
 export {
   ERROR_CODES,
   REFUSAL_REASONS,
@@ -29,6 +29,14 @@ export {
   type ServiceRefusalBody,
 } from './errors.ts';
 export { FlowEvents, type FlowEvent, type FlowEventType } from './events.ts';
+export {
+  faultSchema,
+  FAULT_NAMES,
+  type Fault,
+  type FaultInput,
+  type FaultName,
+} from './faults/fault-schema.ts';
+export { FaultPlan, parseFaults, type ActiveFault, type FaultStage } from './faults/fault-plan.ts';
 export { type ClearKeyLicense } from './clearkey-license.ts';
 export { type ClearKeyRequest } from './license-request.ts';
 export { type DeviceInfo, type JsonLicenseAnswer } from './license-answer.ts';

@@ -1,7 +1,8 @@
-import { hash } from 'node:crypto';
 import type { ResponseFormat } from './authorization.ts';
 import type { ClearKeyLicense } from './clearkey-license.ts';
 import { licenseDuration, type EffectivePolicy } from './policy.ts';
+import { bytesToHex } from './web/bytes.ts';
+import { sha256 } from './web/crypto.ts';
 
 /** `device_info` of a json-format answer; a ClearKey CDM reports no device, so these are the emulator's. */
 export interface DeviceInfo {
@@ -28,9 +29,9 @@ export interface JsonLicenseAnswer {
   renewal_duration?: number;
 }
 
-export function deviceInfo(userAgent: string | null, sessionId: string): DeviceInfo {
+export async function deviceInfo(userAgent: string | null, sessionId: string): Promise<DeviceInfo> {
   return {
-    device_id: userAgent ? hash('sha256', userAgent, 'hex').slice(0, 32) : '',
+    device_id: userAgent ? bytesToHex(await sha256(userAgent)).slice(0, 32) : '',
     device_model: 'ClearKey',
     os_version: '',
     session_id: sessionId,

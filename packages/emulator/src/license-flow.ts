@@ -4,6 +4,7 @@ import type { EmulatorConfig } from './config.ts';
 import type { ClientCodeOf } from './dialect.ts';
 import { EmulatorError } from './errors.ts';
 import type { FlowRecorder } from './events.ts';
+import { faultRefusal, type FaultPlan } from './faults/fault-plan.ts';
 import { createGatewayAuthorizer, type GatewayOptions } from './gateway-mode.ts';
 import { readTextLimited } from './http/read-body.ts';
 import { selectKeys } from './key-selection.ts';
@@ -23,6 +24,8 @@ export interface LicenseFlowOptions extends GatewayOptions {
   now: () => number;
   /** For the events: the code as the client gets it. */
   codeOf: ClientCodeOf;
+  /** The faults injected on purpose. */
+  faults: FaultPlan;
 }
 
 /**
@@ -34,7 +37,7 @@ export function createLicenseFlow(
   config: EmulatorConfig,
   options: LicenseFlowOptions,
 ): (request: Request, flow: FlowRecorder) => Promise<Response> {
-  const { now, codeOf } = options;
+  const { now, codeOf, faults } = options;
   const header = config.customDataHeader;
   const tokens = createTokenAuthorizer(config);
   const gateways = createGatewayAuthorizer(config, options);
@@ -86,9 +89,13 @@ export function createLicenseFlow(
       streamId: streamId ?? '',
     };
     const stream = streams.check(identity, policy, nowMs);
+    const streamFault = faults.strike(stream.renewal ? 'renewal' : 'new-stream', flow);
+    if (streamFault !== undefined) {
+      throw faultRefusal(streamFault, { ...identity });
+    }
     streams.commit(stream, policy, nowMs);
     const clearKey = buildClearKeyLicense(keys, policy.persistent);
-    const device = deviceInfo(request.headers.get('user-agent'), streamId ?? flow.requestId);
+    const device = await deviceInfo(request.headers.get('user-agent'), streamId ?? flow.requestId);
     flow.emit({
       type: 'license-issued',
       mode: auth.mode,
@@ -113,9 +120,15 @@ export function createLicenseFlow(
 
   async function authorize(value: string, flow: FlowRecorder): Promise<Authorization> {
     const classified = classifyLicenseValue(value, header);
+    const about = { siteId: classified.json['site_id'] };
+    const refusal = faults.strike('authorize', flow);
+    if (refusal !== undefined && classified.kind === 'gateway') throw faultRefusal(refusal, about);
     if (classified.kind === 'gateway') return gateways.authorize(classified.json, flow);
     try {
-      const auth = tokens.authorize(value, classified.json, now());
+      if (refusal !== undefined) throw faultRefusal(refusal, about);
+      const tokenFault = faults.strike('token', flow);
+      if (tokenFault !== undefined) throw faultRefusal(tokenFault, about);
+      const auth = await tokens.authorize(value, classified.json, now());
       flow.emit({
         type: 'token-checked',
         ok: true,

@@ -1,4 +1,5 @@
 import { EmulatorError } from './errors.ts';
+import { base64ToBytes, bytesToBase64url, bytesToHex } from './web/bytes.ts';
 
 /** The W3C ClearKey license request a browser's CDM produces: `{"kids":[...],"type":...}`. */
 export interface ClearKeyRequest {
@@ -39,11 +40,11 @@ export function parseLicenseRequest(body: string): ClearKeyRequest {
     if (typeof kid !== 'string' || !BASE64URL.test(kid)) {
       throw bad(`kids.${i}: must be a base64url string without padding.`);
     }
-    const bytes = Buffer.from(kid, 'base64url');
-    if (bytes.length !== KID_BYTES || bytes.toString('base64url') !== kid) {
+    const bytes = base64ToBytes(kid);
+    if (bytes.length !== KID_BYTES || bytesToBase64url(bytes) !== kid) {
       throw bad(`kids.${i}: must encode exactly ${KID_BYTES} bytes, got ${bytes.length}.`);
     }
-    const hex = bytes.toString('hex');
+    const hex = bytesToHex(bytes);
     if (!hexKids.includes(hex)) hexKids.push(hex);
   });
   if (type !== undefined && type !== 'temporary' && type !== 'persistent-license') {

@@ -1,4 +1,5 @@
 import { EmulatorError } from './errors.ts';
+import { base64ToBytes, utf8Text } from './web/bytes.ts';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -42,7 +43,7 @@ export interface ClassifiedValue {
 export function classifyLicenseValue(value: string, name: string): ClassifiedValue {
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(value, 'base64').toString('utf8'));
+    json = JSON.parse(utf8Text(base64ToBytes(value)));
   } catch {
     json = undefined;
   }

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EmulatorConfig, EmulatorConfigInput } from './config.ts';
 import type { FlowEvents } from './events.ts';
+import type { FaultPlan } from './faults/fault-plan.ts';
 import { createEmulatorHandler, LICENSE_PATHS, type EmulatorHandlerOptions } from './handler.ts';
 import { toNodeListener } from './http/node-adapter.ts';
 
@@ -20,6 +21,8 @@ export interface RunningEmulator {
   /** Flow events of every license request: `events.on(fn)` or `for await (const e of events)`. */
   events: FlowEvents;
   config: EmulatorConfig;
+  /** The faults injected on purpose (see the README's Faults): `set`, `add`, `clear`, `list`. */
+  faults: FaultPlan;
   /** Ends event streams and open connections, then stops listening. */
   close(): Promise<void>;
 }
@@ -47,6 +50,7 @@ export async function startEmulator(
     licenseUrl: `${url}${LICENSE_PATHS[0]}`,
     events: handler.events,
     config: handler.config,
+    faults: handler.faults,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         handler.events.close();

@@ -1,10 +1,10 @@
 import {
-  createTokenVerifier,
+  createTokenVerifierAsync,
   DRM_TYPES,
   readLicenseToken,
   SiteKitError,
   TokenError,
-  type TokenVerifier,
+  type AsyncTokenVerifier,
   type VerifiedLicenseToken,
 } from '@multidrm/site-kit';
 import type { Authorization } from './authorization.ts';
@@ -14,7 +14,7 @@ import { hashReadings } from './hash-readings.ts';
 import { grantOfV1, grantOfV2 } from './token-grant.ts';
 
 export interface TokenAuthorizer {
-  authorize(token: string, json: Record<string, unknown>, nowMs: number): Authorization;
+  authorize(token: string, json: Record<string, unknown>, nowMs: number): Promise<Authorization>;
 }
 
 // site-kit's token error codes, as the emulator reports them. SITE_MISMATCH cannot occur: the
@@ -35,13 +35,16 @@ const FIELD_OF: Partial<Record<EmulatorErrorCode, string>> = {
   HASH_MISMATCH: 'hash',
 };
 
-/** Token mode: one site-kit verifier per configured site, made once, picked by the token's site_id. */
+/**
+ * Token mode: one site-kit verifier per configured site, made once, picked by the token's site_id.
+ * The verifier is site-kit's async one, on node:crypto in Node and on Web Crypto in a browser page.
+ */
 export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
   const sites = new Map(config.sites.map((site) => [site.siteId, site]));
-  const verifiers = new Map<string, TokenVerifier>(
+  const verifiers = new Map<string, AsyncTokenVerifier>(
     config.sites.map((site) => [
       site.siteId,
-      createTokenVerifier({
+      createTokenVerifierAsync({
         siteId: site.siteId,
         siteKey: site.siteKey,
         accessKey: site.accessKey,
@@ -53,7 +56,7 @@ export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
   );
 
   return {
-    authorize(token, json, nowMs) {
+    async authorize(token, json, nowMs) {
       checkDrmType(json);
       const read = translate(() => readLicenseToken(token), undefined);
       const fields = read.fields;
@@ -70,11 +73,11 @@ export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
       const about = { siteId: fields.site_id, cid: fields.cid, timestamp: fields.timestamp };
       let verified: VerifiedLicenseToken;
       try {
-        verified = translate(() => verifier.verify(token, { now: nowMs }), about);
+        verified = await translateAsync(() => verifier.verify(token, { now: nowMs }), about);
       } catch (error) {
         if (error instanceof EmulatorError && error.code === 'HASH_MISMATCH') {
           const data = read.version === 1 ? read.fields.token : read.fields.policy;
-          const readings = hashReadings(site.accessKey, { ...fields, data });
+          const readings = await hashReadings(site.accessKey, { ...fields, data });
           const expected = read.version === 1 ? config.hashEncoding : 'raw-digest';
           throw new EmulatorError(
             'HASH_MISMATCH',
@@ -126,20 +129,33 @@ function translate<T>(run: () => T, detail: Record<string, unknown> | undefined)
   try {
     return run();
   } catch (error) {
-    if (error instanceof SiteKitError) {
-      const mapped = CODES[error.code];
-      if (mapped !== undefined) {
-        const tokenField = error instanceof TokenError ? error.field : undefined;
-        const code = tokenField === 'drm_type' ? 'INVALID_DRM_TYPE' : mapped;
-        const field = tokenField ?? FIELD_OF[code] ?? policyPath(error.message);
-        throw new EmulatorError(code, error.message, detail, {
-          cause: error,
-          ...(field === undefined ? {} : { field }),
-        });
-      }
-    }
-    throw error;
+    throw translated(error, detail);
   }
+}
+
+async function translateAsync<T>(
+  run: () => Promise<T>,
+  detail: Record<string, unknown> | undefined,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw translated(error, detail);
+  }
+}
+
+/** site-kit's token errors as the emulator's; anything else unchanged. */
+function translated(error: unknown, detail: Record<string, unknown> | undefined): unknown {
+  if (!(error instanceof SiteKitError)) return error;
+  const mapped = CODES[error.code];
+  if (mapped === undefined) return error;
+  const tokenField = error instanceof TokenError ? error.field : undefined;
+  const code = tokenField === 'drm_type' ? 'INVALID_DRM_TYPE' : mapped;
+  const field = tokenField ?? FIELD_OF[code] ?? policyPath(error.message);
+  return new EmulatorError(code, error.message, detail, {
+    cause: error,
+    ...(field === undefined ? {} : { field }),
+  });
 }
 
 /** The member path an INVALID_POLICY message names first ("policy.playback_policy.x: ..."). */

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfigFile } from '../config.ts';
+import { ConfigError } from '../config.ts';
+import { loadConfigFile } from '../config-file.ts';
 import type { FlowEvent } from '../events.ts';
 import { startEmulator, type RunningEmulator } from '../server.ts';
 import { parseCliArgs, USAGE } from './args.ts';

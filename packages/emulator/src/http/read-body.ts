@@ -1,3 +1,5 @@
+import { concatBytes, utf8Text } from '../web/bytes.ts';
+
 /**
  * Reads a web stream as UTF-8 text, stopping at `limit` bytes so that a huge body cannot exhaust
  * memory. Returns undefined when the body is larger than the limit.
@@ -20,5 +22,5 @@ export async function readTextLimited(
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return utf8Text(concatBytes(chunks));
 }

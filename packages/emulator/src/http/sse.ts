@@ -28,7 +28,8 @@ export function eventStreamResponse(events: FlowEvents, headers: Record<string, 
       const off = events.on((event) => send(frame(event, ++id)));
       // A comment line now and then keeps proxies and idle timeouts from cutting the stream.
       const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
-      heartbeat.unref();
+      // Node: the heartbeat alone must not keep the process alive (browsers have no unref).
+      if (typeof heartbeat === 'object') heartbeat.unref();
       const offClose = events.onClose(() => {
         stop();
         try {

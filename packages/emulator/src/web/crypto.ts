@@ -1,0 +1,61 @@
+import { bytesToHex, utf8Bytes } from './bytes.ts';
+
+/** Web Crypto, which Node (globalThis.crypto) and browsers both have. */
+const subtle = () => globalThis.crypto.subtle;
+
+/** `bytes` random bytes as lowercase hex: request IDs and gateway nonces. */
+export function randomHex(bytes: number): string {
+  return bytesToHex(globalThis.crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+export async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await subtle().digest('SHA-256', utf8Bytes(text)));
+}
+
+/** Compares two strings in a time that depends on their length only. */
+export function sameText(a: string, b: string): boolean {
+  const x = utf8Bytes(a);
+  const y = utf8Bytes(b);
+  if (x.length !== y.length) return false;
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= (x[i] as number) ^ (y[i] as number);
+  return diff === 0;
+}
+
+type Subtle = typeof globalThis.crypto.subtle;
+/** A Web Crypto key (named so, as the type check runs without the DOM library). */
+export type AesKey = Awaited<ReturnType<Subtle['importKey']>>;
+
+export function importAesKey(keyBytes: Uint8Array): Promise<AesKey> {
+  return subtle().importKey('raw', keyBytes as Uint8Array<ArrayBuffer>, 'AES-CBC', false, [
+    'encrypt',
+    'decrypt',
+  ]);
+}
+
+const BLOCK = 16;
+const FULL_PAD = new Uint8Array(BLOCK).fill(BLOCK);
+
+/**
+ * AES-256-CBC decryption without the padding check: Web Crypto always checks and strips PKCS#7
+ * padding and throws on a bad one, which is an oracle. So one block is appended that decrypts to a
+ * whole block of padding (the encryption of 16 x 0x10 chained on the last block): Web Crypto strips
+ * exactly it, and what remains is the raw plaintext of every given block, whatever their padding.
+ * `blocks` must be a whole, non-zero number of blocks.
+ */
+export async function decryptRawCbc(
+  key: AesKey,
+  iv: Uint8Array,
+  blocks: Uint8Array,
+): Promise<Uint8Array> {
+  const last = blocks.subarray(blocks.length - BLOCK);
+  const chained = new Uint8Array(
+    await subtle().encrypt({ name: 'AES-CBC', iv: last as Uint8Array<ArrayBuffer> }, key, FULL_PAD),
+  );
+  const extended = new Uint8Array(blocks.length + BLOCK);
+  extended.set(blocks);
+  extended.set(chained.subarray(0, BLOCK), blocks.length);
+  return new Uint8Array(
+    await subtle().decrypt({ name: 'AES-CBC', iv: iv as Uint8Array<ArrayBuffer> }, key, extended),
+  );
+}

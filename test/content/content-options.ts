@@ -29,7 +29,8 @@ export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../fixtures/content/', imp
 export const USAGE = `Usage: pnpm content [options]
 
 Renders a clear test clip with ffmpeg, encrypts it (raw-key CENC, 'cenc' scheme) and packages it
-as DASH with shaka-packager, then writes keys.json and clear reference frames.
+as DASH and HLS (one set of fMP4 segments) with shaka-packager, then writes keys.json and clear
+reference frames.
 
 Options (each also settable through the environment variable in brackets):
   --out DIR         output directory (default test/fixtures/content)

@@ -6,7 +6,9 @@ import { ContentError } from './content-error.ts';
 import type { ContentOptions } from './content-options.ts';
 import {
   CLIP,
+  CLEARKEY_MANIFEST,
   CONTENT_ID,
+  HLS_PLAYLISTS,
   SOURCE_FILE,
   clipArgs,
   frameArgs,
@@ -14,6 +16,7 @@ import {
   packagerArgs,
 } from './content-recipe.ts';
 import { requireFfmpeg, requirePackager, runTool } from './content-tools.ts';
+import { clearKeySignalling, dashIfClearKeyManifest } from './clearkey-signalling.ts';
 import type { Tool } from './content-tools.ts';
 
 /** The shape of keys.json, which the emulator, the e2e tests and the demo read. */
@@ -25,7 +28,16 @@ export interface ContentKeys {
 }
 
 /** Entries of the output directory this script owns; anything else there is left alone. */
-export const OUTPUT_ENTRIES = ['manifest.mpd', 'video', 'audio', 'clear', 'frames', 'keys.json'];
+export const OUTPUT_ENTRIES = [
+  'manifest.mpd',
+  CLEARKEY_MANIFEST,
+  ...Object.values(HLS_PLAYLISTS),
+  'video',
+  'audio',
+  'clear',
+  'frames',
+  'keys.json',
+];
 
 export type Log = (line: string) => void;
 
@@ -50,9 +62,17 @@ export async function makeContent(options: ContentOptions, log: Log): Promise<Co
       runTool(ffmpeg, frameArgs(source, seconds, frameFile(seconds)), stage, 'writing frames');
     }
 
-    log(`encrypting and packaging DASH (cenc, CommonSystem, kid ${options.kid})`);
+    log(`encrypting and packaging DASH and HLS (cenc, CommonSystem, kid ${options.kid})`);
     const keys = { kid: options.kid, key: options.key };
     runTool(packager, packagerArgs(source, { dir: '.', keys }), stage, 'packaging');
+    log('signalling the HLS keys as ClearKey (KEYFORMAT="org.w3.clearkey", KEYID)');
+    for (const playlist of [HLS_PLAYLISTS.video, HLS_PLAYLISTS.audio]) {
+      const path = join(stage, playlist);
+      await writeFile(path, clearKeySignalling(await readFile(path, 'utf8'), options.kid));
+    }
+    log(`writing ${CLEARKEY_MANIFEST}: ClearKey signalled the DASH-IF way (for dash.js)`);
+    const mpd = await readFile(join(stage, 'manifest.mpd'), 'utf8');
+    await writeFile(join(stage, CLEARKEY_MANIFEST), dashIfClearKeyManifest(mpd));
     log('packaging the same segments in the clear (clear/)');
     runTool(packager, packagerArgs(source, { dir: 'clear' }), stage, 'packaging clear');
 

@@ -82,12 +82,28 @@ export interface PackageTarget {
   readonly keys?: { readonly kid: string; readonly key: string };
 }
 
-/** shaka-packager arguments: one video and one audio DASH representation, 2 s segments. */
+/** The DASH manifest of the same segments with ClearKey signalled as DASH-IF says (for dash.js). */
+export const CLEARKEY_MANIFEST = 'manifest-clearkey.mpd';
+
+/** The HLS rendition of the encrypted content: one master playlist, one media playlist per track. */
+export const HLS_PLAYLISTS = {
+  master: 'master.m3u8',
+  video: 'video.m3u8',
+  audio: 'audio.m3u8',
+} as const;
+
+/**
+ * shaka-packager arguments: one video and one audio DASH representation, 2 s segments; with a key,
+ * also the HLS playlists of the same fMP4 segments (one set of segments serves DASH and HLS).
+ */
 export function packagerArgs(input: string, target: PackageTarget): string[] {
   const prefix = target.dir === '.' ? '' : `${target.dir}/`;
-  const stream = (kind: string) =>
+  const hls = target.keys !== undefined;
+  const stream = (kind: 'video' | 'audio') =>
     `in=${input},stream=${kind},init_segment=${prefix}${kind}/init.mp4,` +
-    `segment_template=${prefix}${kind}/$Number$.m4s`;
+    `segment_template=${prefix}${kind}/$Number$.m4s` +
+    (hls ? `,playlist_name=${prefix}${HLS_PLAYLISTS[kind]}` : '') +
+    (hls && kind === 'audio' ? ',hls_group_id=audio,hls_name=audio' : '');
   const args = [stream('video'), stream('audio')];
   if (target.keys !== undefined) {
     args.push(
@@ -97,6 +113,8 @@ export function packagerArgs(input: string, target: PackageTarget): string[] {
       ...['--protection_scheme', 'cenc', '--protection_systems', 'CommonSystem'],
       // The packager leaves the first 5 s clear by default; every sample must be encrypted.
       ...['--clear_lead', '0'],
+      ...['--hls_master_playlist_output', `${prefix}${HLS_PLAYLISTS.master}`],
+      ...['--hls_playlist_type', 'VOD'],
     );
   }
   args.push(

@@ -238,6 +238,21 @@ describe('a full run with a fixed kid and key', () => {
     );
   });
 
+  test('writes the HLS playlists and the DASH-IF ClearKey manifest of the same segments', async () => {
+    const text = (path: string) => readFile(join(out(), path), 'utf8');
+    for (const kind of ['video', 'audio']) {
+      const playlist = await text(`${kind}.m3u8`);
+      expect(playlist).toContain(
+        `KEYFORMAT="org.w3.clearkey",KEYFORMATVERSIONS="1",KEYID=0x${KID.toUpperCase()}`,
+      );
+      expect(playlist).toContain(`${kind}/4.m4s`);
+    }
+    expect(await text('master.m3u8')).toContain('video.m3u8');
+    const mpd = await text('manifest-clearkey.mpd');
+    expect(mpd).toContain('urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e');
+    expect(mpd).not.toContain('cenc:pssh');
+  });
+
   test('a failing packager is reported with its output, the key redacted, the old output kept', async () => {
     const fake = join(scratch, 'fake-packager');
     // Prints its arguments (which hold the key) and fails, like a packager rejecting its input.

@@ -1,8 +1,7 @@
 // Test harness: a real shaka.Player (its NetworkingEngine and XHR plugin running on happy-dom's
 // XMLHttpRequest) and msw standing in for the site's token endpoint and the license server.
 import shakaModule from 'shaka-player';
-import { setupServer } from 'msw/node';
-import { http, HttpResponse, type HttpResponseResolver } from 'msw';
+import type { HttpResponseResolver } from 'msw';
 import type Shaka from 'shaka-player';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import {
@@ -11,6 +10,17 @@ import {
   type LicenseAuthHandle,
   type LicenseAuthOptions,
 } from '../src/index.ts';
+import {
+  licenseServer,
+  LICENSE_URL,
+  newSeen,
+  preflight,
+  server,
+  tokenEndpoint,
+  TOKEN_URL,
+} from './http-mocks.ts';
+
+export * from './http-mocks.ts';
 
 type ShakaNs = typeof Shaka.default;
 // At run time the CommonJS build's exports object is the namespace itself.
@@ -28,64 +38,6 @@ export function videoElement(): HTMLMediaElementLike {
   return document.createElement('video');
 }
 type HTMLMediaElementLike = Parameters<Player['attach']>[0];
-
-/** happy-dom's page origin: the site's own endpoints are same-origin. */
-export const SITE = 'http://localhost:3000';
-/** The license server lives on another origin, so every request goes through a CORS preflight. */
-export const LICENSE_ORIGIN = 'http://127.0.0.1:8443';
-export const TOKEN_URL = `${SITE}/api/drm-token`;
-export const LICENSE_URL = `${LICENSE_ORIGIN}/license`;
-export const CERT_URL = `${LICENSE_ORIGIN}/fairplay.cer`;
-
-const CORS = {
-  'access-control-allow-origin': SITE,
-  'access-control-allow-credentials': 'true',
-  'access-control-allow-methods': 'POST, GET',
-  'access-control-allow-headers': 'x-drm-custom-data, x-other-header, content-type',
-  'access-control-expose-headers': 'content-type',
-};
-
-export const server = setupServer();
-
-export interface Seen {
-  token: Array<{ cid: string; drm_type: string }>;
-  license: Array<{ header: string | null; contentType: string | null; body: Uint8Array }>;
-}
-
-export function cors(init: ResponseInit = {}): ResponseInit {
-  return { ...init, headers: { ...CORS, ...(init.headers as Record<string, string>) } };
-}
-
-/** The preflight handler for the license origin, needed by every license-server mock. */
-export const preflight = http.options(
-  `${LICENSE_ORIGIN}/*`,
-  () => new HttpResponse(null, cors({ status: 204 })),
-);
-
-export function tokenEndpoint(seen: Seen, answer?: HttpResponseResolver, url = TOKEN_URL) {
-  let n = 0;
-  return http.post(url, async (info) => {
-    const body = (await info.request.clone().json()) as { cid: string; drm_type: string };
-    seen.token.push(body);
-    n++;
-    if (answer) return answer(info);
-    return HttpResponse.text(`token-${n}-${body.drm_type}-${body.cid}`);
-  });
-}
-
-export function licenseServer(seen: Seen, answer?: HttpResponseResolver, url = LICENSE_URL) {
-  return http.post(url, async (info) => {
-    seen.license.push({
-      header: info.request.headers.get('x-drm-custom-data'),
-      contentType: info.request.headers.get('content-type'),
-      body: new Uint8Array(await info.request.clone().arrayBuffer()),
-    });
-    if (answer) return answer(info);
-    return new HttpResponse(new Uint8Array([1, 2, 3]), cors());
-  });
-}
-
-export const newSeen = (): Seen => ({ token: [], license: [] });
 
 export function makePlayer(): Player {
   return new shaka.Player();
@@ -166,13 +118,6 @@ export async function rejection(promise: Promise<unknown>): Promise<ShakaError> 
   }
   throw new Error('expected a rejection');
 }
-
-export const text = (data: ArrayBuffer | ArrayBufferView): string =>
-  new TextDecoder().decode(
-    data instanceof ArrayBuffer
-      ? data
-      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
-  );
 
 export interface Answers {
   token?: HttpResponseResolver;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createTokenCache } from '../src/token-cache.ts';
+import { createTokenCache } from '../src/engine/token-cache.ts';
 
 function deferred<T>() {
   let resolve!: (value: T) => void;

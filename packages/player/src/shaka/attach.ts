@@ -1,12 +1,12 @@
-import axios from 'axios';
-import { LicenseAuthError } from './errors.ts';
-import { createEmitter, type LicenseAuthEventName, type Listener } from './events.ts';
+import { createEngine } from '../engine/engine.ts';
+import { LicenseAuthError } from '../engine/errors.ts';
+import { normaliseCertificate } from '../engine/fairplay.ts';
+import { drmTypeFor } from '../engine/key-systems.ts';
+import { invalidOptions, resolveOptions } from '../engine/options.ts';
+import type { LicenseAuthEventName, LicenseAuthEvents, Listener } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
-import { normaliseCertificate } from './fairplay.ts';
-import { headerRequired, isLocalUrl } from './header-check.ts';
-import { drmTypeFor, SERVER_KEY_SYSTEMS, type DrmType } from './key-systems.ts';
 import { createLicenseFilters, type DownloadFailedEvent } from './license-filters.ts';
-import { resolveOptions, type LicenseAuthOptions } from './options.ts';
+import type { GetContentId, LicenseAuthOptions } from './options.ts';
 import {
   RequestType,
   type DrmConfiguration,
@@ -15,8 +15,6 @@ import {
   type ShakaResponse,
   type Storage,
 } from './shaka-types.ts';
-import { createTokenCache } from './token-cache.ts';
-import { createSiteFetcher, withDeadline } from './token-client.ts';
 
 export interface PrefetchOptions {
   keySystem?: string;
@@ -48,9 +46,6 @@ const FAIRPLAY = 'com.apple.fps';
 // set of filters would send two tokens and wrap a FairPlay body twice.
 const engines = new WeakSet<object>();
 
-const invalid = (rule: string) =>
-  new LicenseAuthError('INVALID_OPTIONS', `attachLicenseAuth(player, options): ${rule}.`);
-
 /**
  * Attaches tokens (or gateway custom data) to the license requests of a Shaka player, or of a
  * `shaka.offline.Storage` built without one (a Storage built on a player uses the player's).
@@ -59,80 +54,35 @@ export function attachLicenseAuth(
   player: Player | Storage,
   options: LicenseAuthOptions,
 ): LicenseAuthHandle {
-  const opts = resolveOptions(options);
+  const opts = resolveOptions<GetContentId>(options);
   const target = player as unknown as Target;
   const net =
     typeof target?.getNetworkingEngine === 'function' ? target.getNetworkingEngine() : null;
   if (!net) {
-    throw invalid('player must be a shaka.Player or shaka.offline.Storage that is not destroyed');
+    throw invalidOptions(
+      'player must be a shaka.Player or shaka.offline.Storage that is not destroyed',
+    );
   }
   if (engines.has(net)) {
-    throw invalid(
+    throw invalidOptions(
       'this networking engine has a handle already (a Storage built on a player shares the player’s): attach once, or detach() first',
     );
   }
-  const emitter = createEmitter();
-  const cache = createTokenCache({
-    lifetimeMs: opts.tokenLifetimeMs,
-    minRemainingMs: opts.tokenMinRemainingMs,
-    now: opts.now,
-  });
-  const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
-  const fetchToken = withDeadline(
-    opts.fetcher ?? createSiteFetcher(opts.axios ?? axios, source, opts.kind, opts.retry),
-    source,
-    opts.kind,
-    opts.tokenTimeoutMs,
-  );
-  const keyOf = (cid: string, drmType: DrmType) => `${drmType}\n${cid}`;
+  const engine = createEngine<LicenseAuthEvents>(opts);
   let lastKeySystem: string | undefined;
-
-  const getToken = (cid: string, drmType: DrmType) =>
-    cache.get(keyOf(cid, drmType), async (signal) => {
-      const base = { cid, drmType, kind: opts.kind };
-      const startedAt = opts.now();
-      emitter.emit('tokenRequested', base);
-      try {
-        const value = await fetchToken(cid, drmType, signal);
-        emitter.emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
-        return value;
-      } catch (error) {
-        // withDeadline rejects with LicenseAuthErrors only.
-        emitter.emit('tokenFailed', {
-          ...base,
-          durationMs: opts.now() - startedAt,
-          error: error as LicenseAuthError,
-        });
-        throw error;
-      }
-    });
 
   // Configuration the app left empty is filled in, and taken out again on detach.
   const config = target.getConfiguration().drm;
   const servers: Record<string, string> = {};
-  const wanted =
-    typeof opts.licenseServer === 'string'
-      ? Object.fromEntries(
-          [...SERVER_KEY_SYSTEMS, ...Object.keys(opts.drmTypes)].map((ks) => [
-            ks,
-            opts.licenseServer as string,
-          ]),
-        )
-      : (opts.licenseServer ?? {});
-  for (const [keySystem, url] of Object.entries(wanted)) {
-    if (!config.servers[keySystem]) {
-      servers[keySystem] = url;
-    }
+  for (const [keySystem, url] of Object.entries(engine.servers)) {
+    if (!config.servers[keySystem]) servers[keySystem] = url;
   }
-  if (!opts.headerGiven) {
-    const remote = [
-      ...Object.values(wanted),
-      ...Object.entries(config.servers)
-        .filter(([keySystem]) => drmTypeFor(keySystem, opts.drmTypes))
-        .map(([, url]) => url),
-    ].find((url) => !isLocalUrl(url));
-    if (remote) throw headerRequired(remote);
-  }
+  engine.checkHeader([
+    ...Object.values(engine.servers),
+    ...Object.entries(config.servers)
+      .filter(([keySystem]) => drmTypeFor(keySystem, opts.drmTypes))
+      .map(([, url]) => url),
+  ]);
   const advanced: Record<
     string,
     { serverCertificate?: Uint8Array; serverCertificateUri?: string }
@@ -155,7 +105,7 @@ export function attachLicenseAuth(
   const failureCallback = createFailureCallback(
     target,
     previousFailureCallback,
-    emitter.emit,
+    engine.emitter.emit,
     opts.sessionRetries,
   );
   target.configure({ drm: { servers, advanced, failureCallback } });
@@ -167,10 +117,7 @@ export function attachLicenseAuth(
     resends.clear();
   };
   const filters = createLicenseFilters({
-    options: opts,
-    emit: emitter.emit,
-    getToken,
-    invalidate: (cid, drmType, value) => cache.invalidate(keyOf(cid, drmType), value),
+    engine,
     send: async (request) => {
       const pending = net.request(RequestType.LICENSE, request);
       resends.add(pending);
@@ -192,25 +139,22 @@ export function attachLicenseAuth(
   let attached = true;
   const prefetch = async (request: PrefetchOptions = {}): Promise<boolean> => {
     if (!attached) return false;
-    const cid = request.contentId ?? opts.contentId;
     const drm = target.getConfiguration().drm;
     const configured = Object.keys(drm.servers).filter((ks) => drmTypeFor(ks, opts.drmTypes));
-    const keySystem =
+    return engine.prefetch(
       request.keySystem ??
-      drm.preferredKeySystems[0] ??
-      lastKeySystem ??
-      (configured.length === 1 ? configured[0] : undefined);
-    const drmType = keySystem && drmTypeFor(keySystem, opts.drmTypes);
-    if (!cid || !drmType) return false;
-    await getToken(cid, drmType);
-    return true;
+        drm.preferredKeySystems[0] ??
+        lastKeySystem ??
+        (configured.length === 1 ? configured[0] : undefined),
+      request.contentId ?? opts.contentId,
+    );
   };
 
   const listeners: Record<string, (event: never) => void> = {
     downloadfailed: (event: DownloadFailedEvent) => filters.onDownloadFailed(event),
     // Unloading must not wait for a slow site: Shaka waits for pending request filters.
     unloading: () => {
-      cache.abortAll(
+      engine.abortAll(
         new LicenseAuthError('ABORTED', 'The player unloaded before the token arrived.'),
       );
       abortResends();
@@ -225,7 +169,7 @@ export function attachLicenseAuth(
 
   return {
     prefetch,
-    on: emitter.on,
+    on: engine.emitter.on,
     detach() {
       if (!attached) return;
       attached = false;
@@ -234,9 +178,8 @@ export function attachLicenseAuth(
       engines.delete(net);
       for (const [type, listener] of Object.entries(listeners))
         target.removeEventListener?.(type, listener);
-      cache.destroy();
+      engine.destroy();
       abortResends();
-      emitter.clear();
       // Shaka resets a configuration entry given as undefined.
       const unset = (added: object) =>
         Object.fromEntries(Object.keys(added).map((k) => [k, undefined]));

@@ -1,8 +1,9 @@
-import { toBase64 } from './bytes.ts';
-import { TokenFetchError } from './errors.ts';
-import type { Emitter } from './events.ts';
+import { toBase64 } from '../engine/bytes.ts';
+import { TokenFetchError } from '../engine/errors.ts';
+import type { Emitter } from '../engine/events.ts';
+import { findLicenseAuthError } from '../engine/find-error.ts';
+import type { LicenseAuthEvents } from './events.ts';
 import type { DrmSessionMetadata, ShakaError } from './shaka-types.ts';
-import { findLicenseAuthError } from './unwrap-error.ts';
 
 /** The session API of a shaka.Player (a shaka.offline.Storage has none). */
 export interface SessionHost {
@@ -20,7 +21,7 @@ export interface SessionHost {
 export function createFailureCallback(
   host: SessionHost,
   previous: ((error: ShakaError) => unknown) | undefined,
-  emit: Emitter['emit'],
+  emit: Emitter<LicenseAuthEvents>['emit'],
   retries: number,
 ): (error: ShakaError) => void {
   const retried = new Map<string, number>();

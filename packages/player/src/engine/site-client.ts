@@ -1,6 +1,7 @@
 import type { AxiosInstance } from 'axios';
 import { LicenseAuthError, TokenFetchError } from './errors.ts';
 import type { DrmType } from './key-systems.ts';
+import type { FetchFunction } from './options.ts';
 
 export interface TokenParams {
   cid: string;
@@ -32,12 +33,48 @@ export const DEFAULT_RETRY: RetryPolicy = {
 
 export type SiteAnswer = 'token' | 'custom data';
 
+/** One POST to the site: JSON body, the user's cookies, the answer as text. */
+export type SitePost = (
+  url: string,
+  json: string,
+  signal: AbortSignal,
+) => Promise<{ status: number; text: string }>;
+
+const SITE_HEADERS = { Accept: 'text/plain', 'Content-Type': 'application/json' };
+
+export const axiosPost =
+  (http: AxiosInstance): SitePost =>
+  async (url, json, signal) => {
+    const res = await http.post<string>(url, json, {
+      withCredentials: true,
+      responseType: 'text',
+      transformResponse: (data: unknown) => data,
+      headers: SITE_HEADERS,
+      validateStatus: () => true,
+      signal,
+    });
+    return { status: res.status, text: typeof res.data === 'string' ? res.data : '' };
+  };
+
+export const fetchPost =
+  (fetch: FetchFunction): SitePost =>
+  async (url, json, signal) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      body: json,
+      credentials: 'include',
+      headers: SITE_HEADERS,
+      signal,
+    });
+    return { status: res.status, text: await res.text() };
+  };
+
 /**
  * The default protocol (DESIGN.md): `POST <url>` with JSON `{"cid","drm_type"}` and the user's
  * cookies; the site answers the token (or custom data) as text/plain.
  */
 export function createSiteFetcher(
-  http: AxiosInstance,
+  post: SitePost,
   url: string,
   what: SiteAnswer,
   retry: RetryPolicy,
@@ -45,24 +82,13 @@ export function createSiteFetcher(
   const once = async ({ cid, drmType, signal }: TokenParams): Promise<string> => {
     let res;
     try {
-      res = await http.post<string>(
-        url,
-        { cid, drm_type: drmType },
-        {
-          withCredentials: true,
-          responseType: 'text',
-          transformResponse: (data: unknown) => data,
-          headers: { Accept: 'text/plain', 'Content-Type': 'application/json' },
-          validateStatus: () => true,
-          signal,
-        },
-      );
+      res = await post(url, JSON.stringify({ cid, drm_type: drmType }), signal);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const reason = error instanceof Error ? error.message : String(error);
       throw siteError({ url, reason }, what, cid, error);
     }
-    const text = typeof res.data === 'string' ? res.data.trim() : '';
+    const text = res.text.trim();
     // An empty 2xx answer is reported by withDeadline, which checks every source.
     if (res.status >= 200 && res.status < 300) {
       // A sign-in page or an app's fallback page is not a token (base64 never starts with "<"):
@@ -173,7 +199,7 @@ function reasonOf(text: string): string | undefined {
 const messageOf = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);

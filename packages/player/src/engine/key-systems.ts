@@ -35,3 +35,7 @@ export function drmTypeFor(
 }
 
 export const isFairPlay = (keySystem: string): boolean => keySystem.startsWith('com.apple.fps');
+
+// EME message types that are license requests; an individualization request goes to a third party
+// and must not carry the token.
+export const LICENSE_MESSAGES = ['license-request', 'license-renewal', 'license-release'];

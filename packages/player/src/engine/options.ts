@@ -1,24 +1,22 @@
 import type { AxiosInstance } from 'axios';
 import type { BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
-import type { DrmInfo, ShakaRequest } from './shaka-types.ts';
-import { DEFAULT_RETRY, type RetryPolicy, type TokenFetcher } from './token-client.ts';
+import { DEFAULT_RETRY, type RetryPolicy, type TokenFetcher } from './site-client.ts';
 
 export interface FairPlayOptions {
-  /** Where Shaka loads the certificate from; binary or base64 answers are both accepted. */
+  /** Where the player loads the certificate from; binary or base64 answers are both accepted. */
   certificateUrl?: string;
   /** The certificate itself: DER bytes or base64 text. */
   certificate?: BufferLike | string;
 }
 
-export interface LicenseAuthOptions {
+/** `fetch`, or a function with its signature (the page's is used when none is given). */
+export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+
+/** The options every adapter takes; each adds `getContentId` with its player's context. */
+export interface EngineOptions {
   /** The cid of the content being played. */
   contentId?: string;
-  /** The cid for a license request, when it depends on the content (FairPlay falls back to `skd://`). */
-  getContentId?: (
-    drmInfo: DrmInfo,
-    request: ShakaRequest,
-  ) => string | undefined | Promise<string | undefined>;
   /** Token mode: the site's token endpoint (`POST` JSON `{"cid","drm_type"}` with cookies, text answer). */
   tokenUrl?: string;
   /** Token mode: fetch the token yourself. */
@@ -40,18 +38,12 @@ export interface LicenseAuthOptions {
    * license request once more. Default `['7011', '6001']` (token expired; timestamp in the future).
    */
   freshTokenCodes?: ReadonlyArray<string | number>;
-  /**
-   * How often one DRM session whose license request failed for a passing reason (the site or the
-   * network) is started again with `player.retryLicensing()`, when Shaka would otherwise drop it
-   * silently (several sessions). Default 1.
-   */
-  sessionRetries?: number;
   /** Key system (or key system prefix) to drm_type, over the built-in map. */
   drmTypes?: Readonly<Record<string, string>>;
   fairplay?: FairPlayOptions;
   /** Deadline for getting one token, retries included. Default 10 000 ms. */
   tokenTimeoutMs?: number;
-  /** Retry of `tokenUrl`/`customDataUrl` fetches. */
+  /** Retry of `tokenUrl`/`customDataUrl` fetches (and of license requests an adapter sends itself). */
   retry?: Partial<RetryPolicy>;
   /**
    * Token validity, counted from the start of its fetch. Default 60 000 ms (the main spec's 60 s;
@@ -67,17 +59,24 @@ export interface LicenseAuthOptions {
   autoPrefetch?: boolean;
   /** axios instance for the site's endpoint (interceptors, base URL). Default: axios. */
   axios?: AxiosInstance;
+  /**
+   * `fetch` for the site's endpoint instead of axios, and for the license requests the hls.js,
+   * dash.js and video.js adapters send themselves (which use the page's `fetch` by default).
+   */
+  fetch?: FetchFunction;
+  /** Deadline of one license request an adapter sends itself, retries included. Default 20 000 ms. */
+  licenseTimeoutMs?: number;
   /** Monotonic clock in ms. Default `performance.now`. */
   now?: () => number;
 }
 
-export interface ResolvedOptions {
+export interface ResolvedOptions<GetContentId = unknown> {
   contentId: string | undefined;
-  getContentId: LicenseAuthOptions['getContentId'];
+  getContentId: GetContentId | undefined;
   kind: 'token' | 'custom data';
   url: string | undefined;
   fetcher: TokenFetcher | undefined;
-  licenseServer: LicenseAuthOptions['licenseServer'];
+  licenseServer: EngineOptions['licenseServer'];
   header: string;
   /** `header` was given (else the local default is used, for local license servers only). */
   headerGiven: boolean;
@@ -86,11 +85,13 @@ export interface ResolvedOptions {
   drmTypes: Readonly<Record<string, string>>;
   fairplay: FairPlayOptions | undefined;
   tokenTimeoutMs: number;
+  licenseTimeoutMs: number;
   retry: RetryPolicy;
   tokenLifetimeMs: number;
   tokenMinRemainingMs: number;
   autoPrefetch: boolean;
   axios: AxiosInstance | undefined;
+  fetch: FetchFunction | undefined;
   now: () => number;
 }
 
@@ -101,8 +102,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 // m map of key system to string, o object, a axios instance (a function), l list of codes.
 const RULES =
   'contentId:s tokenUrl:s customDataUrl:s header:s getContentId:f getToken:f getCustomData:f now:f ' +
-  'tokenTimeoutMs:n tokenLifetimeMs:n tokenMinRemainingMs:n sessionRetries:n autoPrefetch:b ' +
-  'drmTypes:m fairplay:o retry:o axios:a freshTokenCodes:l';
+  'fetch:f tokenTimeoutMs:n licenseTimeoutMs:n tokenLifetimeMs:n tokenMinRemainingMs:n ' +
+  'sessionRetries:n autoPrefetch:b drmTypes:m fairplay:o retry:o axios:a freshTokenCodes:l';
 const MUST: Readonly<Record<string, string>> = {
   s: 'a non-empty string',
   f: 'a function',
@@ -123,9 +124,19 @@ function broken(rule: string, v: unknown): boolean {
   return !isObject(v) || (rule === 'm' && Object.values(v).some((s) => broken('s', s)));
 }
 
-/** Checks every rule and reports all broken ones in one `INVALID_OPTIONS` error. */
-export function resolveOptions(input: unknown): ResolvedOptions {
-  const o = (isObject(input) ? input : {}) as LicenseAuthOptions & Record<string, unknown>;
+/** The `INVALID_OPTIONS` error of `attachLicenseAuth`, naming the broken rules. */
+export const invalidOptions = (rules: string) =>
+  new LicenseAuthError('INVALID_OPTIONS', `attachLicenseAuth(player, options): ${rules}.`);
+
+/**
+ * Checks every rule and reports all broken ones in one `INVALID_OPTIONS` error; `more` adds an
+ * adapter's own rules (broken ones as sentences).
+ */
+export function resolveOptions<GetContentId = unknown>(
+  input: unknown,
+  more: (o: Record<string, unknown>) => Array<string | false> = () => [],
+): ResolvedOptions<GetContentId> {
+  const o = (isObject(input) ? input : {}) as EngineOptions & Record<string, unknown>;
   const issues: string[] = isObject(input) ? [] : ['options must be an object'];
   const check = (name: string, v: unknown, rule: string) => {
     if (v !== undefined && broken(rule, v)) issues.push(`${name} must be ${MUST[rule]}`);
@@ -150,6 +161,7 @@ export function resolveOptions(input: unknown): ResolvedOptions {
         : `give only one of ${sources.join(', ')}`,
     );
   }
+  if (o.axios !== undefined && o.fetch !== undefined) issues.push('give only one of axios, fetch');
   if (o.contentId === undefined && o.getContentId === undefined && o.fairplay === undefined) {
     issues.push('contentId or getContentId is required');
   }
@@ -159,12 +171,8 @@ export function resolveOptions(input: unknown): ResolvedOptions {
   if ((o.tokenMinRemainingMs ?? 20_000) >= (o.tokenLifetimeMs ?? 60_000)) {
     issues.push('tokenMinRemainingMs must be less than tokenLifetimeMs');
   }
-  if (issues.length > 0) {
-    throw new LicenseAuthError(
-      'INVALID_OPTIONS',
-      `attachLicenseAuth(player, options): ${issues.join('; ')}.`,
-    );
-  }
+  for (const issue of more(o)) if (issue) issues.push(issue);
+  if (issues.length > 0) throw invalidOptions(issues.join('; '));
 
   const given: Partial<ResolvedOptions> = Object.fromEntries(
     Object.entries(o).filter(([, v]) => v !== undefined),
@@ -175,6 +183,7 @@ export function resolveOptions(input: unknown): ResolvedOptions {
     sessionRetries: 1,
     drmTypes: {},
     tokenTimeoutMs: 10_000,
+    licenseTimeoutMs: 20_000,
     tokenLifetimeMs: 60_000,
     tokenMinRemainingMs: 20_000,
     autoPrefetch: true,
@@ -185,5 +194,5 @@ export function resolveOptions(input: unknown): ResolvedOptions {
     fetcher: o.getToken ?? o.getCustomData,
     retry: { ...DEFAULT_RETRY, ...o.retry },
     freshTokenCodes: (o.freshTokenCodes ?? [7011, 6001]).map(String),
-  } as ResolvedOptions;
+  } as ResolvedOptions<GetContentId>;
 }

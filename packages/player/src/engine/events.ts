@@ -1,6 +1,5 @@
 import type { LicenseAuthError } from './errors.ts';
 import type { DrmType } from './key-systems.ts';
-import type { ShakaError } from './shaka-types.ts';
 import type { TokenSource } from './token-cache.ts';
 
 interface TokenEventBase {
@@ -10,13 +9,13 @@ interface TokenEventBase {
   kind: 'token' | 'custom data';
 }
 
-/** Events of a license auth handle; durations are milliseconds on a monotonic clock. */
-export interface LicenseAuthEvents {
+/** Events every adapter's handle reports; durations are milliseconds on a monotonic clock. */
+export interface EngineEvents {
   /** A fetch from the site started (cache misses only). */
   tokenRequested: TokenEventBase;
   tokenReceived: TokenEventBase & { durationMs: number };
   tokenFailed: TokenEventBase & { durationMs: number; error: LicenseAuthError };
-  /** The request filter let a license request go, with the token attached. */
+  /** A license request went out with the token attached. */
   licenseRequestSent: {
     keySystem: string;
     drmType: DrmType;
@@ -42,34 +41,16 @@ export interface LicenseAuthEvents {
     durationMs: number;
     error?: LicenseAuthError;
   };
-  /**
-   * A DRM session's license request failed (from Shaka's `drm.failureCallback`). Shaka raises its
-   * `error` event only when `dropped` is false: with several sessions it drops a failed one.
-   */
-  licenseFailed: {
-    /** The cause this package raised (`findLicenseAuthError`), if it was one of its own. */
-    error: LicenseAuthError | null;
-    /** Shaka's `LICENSE_REQUEST_FAILED` error. */
-    shakaError: ShakaError;
-    sessionId: string | undefined;
-    /** Shaka will not raise an `error` event for it (several sessions, or the app handled it). */
-    dropped: boolean;
-    /** The session is being started again with `player.retryLicensing()` (`sessionRetries`). */
-    retrying: boolean;
-  };
 }
 
-export type LicenseAuthEventName = keyof LicenseAuthEvents;
-export type Listener<K extends LicenseAuthEventName> = (event: LicenseAuthEvents[K]) => void;
-
-export interface Emitter {
-  on<K extends LicenseAuthEventName>(name: K, listener: Listener<K>): () => void;
-  emit<K extends LicenseAuthEventName>(name: K, event: LicenseAuthEvents[K]): void;
+export interface Emitter<E> {
+  on<K extends keyof E>(name: K, listener: (event: E[K]) => void): () => void;
+  emit<K extends keyof E>(name: K, event: E[K]): void;
   clear(): void;
 }
 
-export function createEmitter(): Emitter {
-  const listeners = new Map<string, Set<(event: never) => void>>();
+export function createEmitter<E>(): Emitter<E> {
+  const listeners = new Map<keyof E, Set<(event: never) => void>>();
   return {
     on(name, listener) {
       const set = listeners.get(name) ?? new Set();
@@ -81,7 +62,7 @@ export function createEmitter(): Emitter {
       for (const listener of listeners.get(name) ?? []) {
         // A throwing app listener must not break license delivery.
         try {
-          (listener as Listener<typeof name>)(event);
+          (listener as (e: typeof event) => void)(event);
         } catch (error) {
           queueMicrotask(() => {
             throw error;

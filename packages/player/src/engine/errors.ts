@@ -7,10 +7,11 @@
  * | INVALID_OPTIONS       | `attachLicenseAuth` was given options that break a rule (all are listed) |
  * | TOKEN_FETCH_FAILED    | the site's token endpoint failed or refused (`TokenFetchError`)          |
  * | TOKEN_TIMEOUT         | the token did not arrive within `tokenTimeoutMs` (`TokenFetchError`)     |
- * | ABORTED               | the token fetch was cut short by `detach()` or `player.unload()`         |
+ * | ABORTED               | a token fetch or license request was cut short by `detach()` or unloading |
  * | NO_CONTENT_ID         | no content ID could be found for a license request                       |
  * | LICENSE_SERVICE_ERROR | the license service refused: `{"errorCode","message"}` (`LicenseServiceError`) |
  * | LICENSE_RESPONSE      | a `json`-format license answer holds no license this package can read   |
+ * | LICENSE_REQUEST_FAILED| a license request an adapter sends itself got no answer, or HTTP 4xx/5xx |
  * | FAIRPLAY_CERTIFICATE  | the FairPlay certificate is missing, unreadable or failed to load        |
  * | FAIRPLAY_RESPONSE     | the FairPlay license answer holds no CKC                                 |
  */
@@ -22,6 +23,7 @@ export type LicenseAuthErrorCode =
   | 'NO_CONTENT_ID'
   | 'LICENSE_SERVICE_ERROR'
   | 'LICENSE_RESPONSE'
+  | 'LICENSE_REQUEST_FAILED'
   | 'FAIRPLAY_CERTIFICATE'
   | 'FAIRPLAY_RESPONSE';
 

@@ -1,0 +1,134 @@
+import type { LicenseRequest, MediaPlayerClass, ProtectionDataSet } from 'dashjs';
+import { createEngine, resolveContentId } from '../engine/engine.ts';
+import { LicenseAuthError } from '../engine/errors.ts';
+import { keySystemToPrefetch, type LicenseAuthHandle } from '../engine/handle.ts';
+import { drmTypeFor, isFairPlay, LICENSE_MESSAGES } from '../engine/key-systems.ts';
+import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
+import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
+
+export interface DashLicenseAuthOptions extends Omit<EngineOptions, 'fairplay'> {
+  /** The cid for a license request, when it depends on the request. */
+  getContentId?: (request: LicenseRequest) => string | undefined | Promise<string | undefined>;
+  /**
+   * What dash.js gets through `setProtectionData` besides each key system's `serverURL` (from
+   * `licenseServer`): robustness, `httpRequestHeaders`, ... (dash.js keeps one set, so the handle
+   * sets it whole).
+   */
+  protectionData?: ProtectionDataSet;
+}
+
+/** dash.js's code for a failed license request (ProtectionErrors.MEDIA_KEY_MESSAGE_LICENSER_ERROR_CODE). */
+const LICENSER_ERROR = 111;
+
+/**
+ * Attaches tokens (or gateway custom data) to the license requests of a dash.js player: call it
+ * before `initialize()` or `attachSource()`. dash.js retries a license request with the headers
+ * of the first attempt and stalls when a filter rejects, so the handle sends each license request
+ * itself from the request filter (with `fetch`), reads the answer before the CDM, re-sends once
+ * with a fresh token where the service's refusal says so, and points dash.js's request at the
+ * license (a `data:` URL); a failure becomes dash.js's `error` event (code 111) whose `error.data`
+ * is this package's error. dash.js has no FairPlay: use the Shaka or hls.js adapter for it.
+ */
+export function attachLicenseAuth(
+  player: MediaPlayerClass,
+  options: DashLicenseAuthOptions,
+): LicenseAuthHandle {
+  const opts = resolveOptions<DashLicenseAuthOptions['getContentId']>(options, (o) => [
+    o['fairplay'] !== undefined &&
+      'dash.js plays no FairPlay: leave fairplay out (the Shaka and hls.js adapters play it)',
+    o['protectionData'] !== undefined &&
+      (typeof o['protectionData'] !== 'object' || o['protectionData'] === null) &&
+      'protectionData must be an object',
+  ]);
+  if (typeof player?.registerLicenseRequestFilter !== 'function') {
+    throw invalidOptions('player must be a dash.js MediaPlayer (dashjs 5.2 or later)');
+  }
+  const engine = createEngine(opts);
+  const sender = createLicenseSender(engine);
+  const servers = Object.entries(engine.servers).filter(([keySystem]) => !isFairPlay(keySystem));
+  engine.checkHeader(servers.map(([, url]) => url));
+  const protectionData: ProtectionDataSet = { ...options.protectionData };
+  for (const [keySystem, url] of servers) {
+    protectionData[keySystem] = { serverURL: url, ...protectionData[keySystem] };
+  }
+  player.setProtectionData(protectionData);
+
+  const getContentId = opts.getContentId;
+  let keySystem: string | undefined;
+  const configured = Object.keys(protectionData).filter((ks) => drmTypeFor(ks, opts.drmTypes));
+
+  const requestFilter = async (request: LicenseRequest): Promise<void> => {
+    const selected = keySystem ?? (configured.length === 1 ? configured[0] : undefined);
+    const drmType = selected && drmTypeFor(selected, opts.drmTypes);
+    if (!selected || !drmType || !LICENSE_MESSAGES.includes(request.messageType)) return;
+    try {
+      const cid = await resolveContentId(
+        opts,
+        selected,
+        () => getContentId?.(request),
+        () => null,
+      );
+      const license = await sender.send({
+        keySystem: selected,
+        drmType,
+        cid,
+        url: request.url,
+        body: request.data,
+        headers: request.headers,
+        licenseRequestType: request.messageType,
+      });
+      Object.assign(request, { url: licenseDataUrl(license), headers: {}, withCredentials: false });
+    } catch (error) {
+      // A rejected filter would stall dash.js without an error: the error event says why, and
+      // the request is left unanswered (dash.js would only report it once more, without the cause).
+      player.trigger(
+        'error' as never,
+        { error: { code: LICENSER_ERROR, message: (error as Error).message, data: error } },
+        {},
+      );
+      await new Promise(() => undefined);
+    }
+  };
+
+  let attached = true;
+  const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
+    attached &&
+    engine.prefetch(
+      keySystemToPrefetch(request.keySystem, keySystem, configured),
+      request.contentId ?? opts.contentId,
+    );
+  const listeners: Record<string, (event: { data?: unknown }) => void> = {
+    public_keySystemSelected: ({ data }) => {
+      const access = data as {
+        selectedSystemString?: string;
+        keySystem?: { systemString: string };
+      };
+      keySystem = access?.selectedSystemString ?? access?.keySystem?.systemString ?? keySystem;
+    },
+    manifestLoadingStarted: () => {
+      if (opts.autoPrefetch) prefetch().catch(() => undefined);
+    },
+    // Tearing the stream down must not wait for a slow site.
+    streamTeardownComplete: () =>
+      sender.abortAll(new LicenseAuthError('ABORTED', 'The dash.js stream was torn down.')),
+  };
+  const events = player as unknown as {
+    on(name: string, listener: (event: { data?: unknown }) => void): void;
+    off(name: string, listener: (event: { data?: unknown }) => void): void;
+  };
+  for (const [name, listener] of Object.entries(listeners)) events.on(name, listener);
+  player.registerLicenseRequestFilter(requestFilter);
+
+  return {
+    prefetch,
+    on: engine.emitter.on,
+    detach() {
+      if (!attached) return;
+      attached = false;
+      player.unregisterLicenseRequestFilter(requestFilter);
+      for (const [name, listener] of Object.entries(listeners)) events.off(name, listener);
+      sender.abortAll(new LicenseAuthError('ABORTED', 'The license auth handle was detached.'));
+      engine.destroy();
+    },
+  };
+}

@@ -1,0 +1,238 @@
+import axios from 'axios';
+import { toBytes, type BufferLike } from './bytes.ts';
+import { LicenseAuthError } from './errors.ts';
+import { createEmitter, type EngineEvents, type Emitter } from './events.ts';
+import { unwrapCkc } from './fairplay.ts';
+import { headerRequired, isLocalUrl } from './header-check.ts';
+import { drmTypeFor, isFairPlay, SERVER_KEY_SYSTEMS, type DrmType } from './key-systems.ts';
+import { readLicenseAnswer } from './license-answer.ts';
+import type { ResolvedOptions } from './options.ts';
+import { toServiceError, type ServiceErrorBody } from './service-error.ts';
+import { axiosPost, createSiteFetcher, fetchPost, withDeadline } from './site-client.ts';
+import { createTokenCache, type CachedToken } from './token-cache.ts';
+
+/**
+ * One license request across its attempts, as plain data: an adapter keeps it beside its player's
+ * request object (and copies it for a re-send).
+ */
+export interface LicenseExchange {
+  keySystem: string;
+  drmType: DrmType;
+  cid: string;
+  token?: string;
+  sentAt: number;
+  /** The previous attempt was refused with HTTP 401/403: invalidate its token and fetch another. */
+  renewToken: boolean;
+  /** A fresh token was tried for this license request already: the next refusal is final. */
+  renewed: boolean;
+  /** The service refused for good; sending again would only fail again. */
+  refused?: LicenseAuthError;
+  /** A request went out and its answer has not been reported yet. */
+  awaiting: boolean;
+}
+
+export interface Engine<E extends EngineEvents = EngineEvents> {
+  readonly options: ResolvedOptions;
+  readonly emitter: Emitter<E>;
+  /** A reusable token for the cid and drm_type, else one shared fetch. */
+  getToken(cid: string, drmType: DrmType): Promise<CachedToken>;
+  /** License server URL per key system, from `licenseServer` (one URL: every built-in key system). */
+  servers: Readonly<Record<string, string>>;
+  /** Throws `INVALID_OPTIONS` for the first URL that is not local while no `header` was given. */
+  checkHeader(urls: Iterable<string>): void;
+  /** Token for the coming license request; `false` when the key system or cid is not known. */
+  prefetch(keySystem: string | undefined, cid: string | undefined): Promise<boolean>;
+  begin(keySystem: string, drmType: DrmType, cid: string): LicenseExchange;
+  /** Attaches a token to `headers` (a fresh one after a 401/403) and reports the request sent. */
+  authorize(
+    x: LicenseExchange,
+    headers: Record<string, string>,
+    attempt: number,
+    licenseRequestType: string | null,
+  ): Promise<void>;
+  /**
+   * Reads a 2xx answer before the CDM: the license as the CDM takes it, or `null` when a fresh
+   * token can fix the refusal (the token is forgotten; send the request once more). Throws the
+   * refusal as a `LicenseServiceError`. Reports the answer either way.
+   */
+  read(x: LicenseExchange, status: number, data: BufferLike, url: string): BufferLike | null;
+  /** Reports the answer to the request last sent (once), with the error it turned into. */
+  report(x: LicenseExchange, status: number | undefined, error?: LicenseAuthError): void;
+  refusal(
+    x: LicenseExchange,
+    body: ServiceErrorBody,
+    status: number,
+    url: string,
+  ): LicenseAuthError;
+  /** A fresh token may fix this answer, and none was tried for the request yet. */
+  canRefresh(x: LicenseExchange, body: ServiceErrorBody | null, status?: number): boolean;
+  /** Aborts every token fetch under way; cached tokens stay. */
+  abortAll(reason: unknown): void;
+  destroy(): void;
+}
+
+/** The player-agnostic core every adapter converts its player's hooks to. */
+export function createEngine<E extends EngineEvents = EngineEvents>(
+  opts: ResolvedOptions,
+): Engine<E> {
+  const emitter = createEmitter<E>();
+  const emit = emitter.emit as Emitter<EngineEvents>['emit'];
+  const cache = createTokenCache({
+    lifetimeMs: opts.tokenLifetimeMs,
+    minRemainingMs: opts.tokenMinRemainingMs,
+    now: opts.now,
+  });
+  const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
+  const post = opts.fetch ? fetchPost(opts.fetch) : axiosPost(opts.axios ?? axios);
+  const fetchToken = withDeadline(
+    opts.fetcher ?? createSiteFetcher(post, source, opts.kind, opts.retry),
+    source,
+    opts.kind,
+    opts.tokenTimeoutMs,
+  );
+  const keyOf = (cid: string, drmType: DrmType) => `${drmType}\n${cid}`;
+  const invalidate = (x: LicenseExchange) => {
+    if (x.token !== undefined) cache.invalidate(keyOf(x.cid, x.drmType), x.token);
+  };
+
+  const getToken = (cid: string, drmType: DrmType) =>
+    cache.get(keyOf(cid, drmType), async (signal) => {
+      const base = { cid, drmType, kind: opts.kind };
+      const startedAt = opts.now();
+      emit('tokenRequested', base);
+      try {
+        const value = await fetchToken(cid, drmType, signal);
+        emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
+        return value;
+      } catch (error) {
+        // withDeadline rejects with LicenseAuthErrors only.
+        emit('tokenFailed', {
+          ...base,
+          durationMs: opts.now() - startedAt,
+          error: error as LicenseAuthError,
+        });
+        throw error;
+      }
+    });
+
+  const { licenseServer } = opts;
+  const servers =
+    typeof licenseServer === 'string'
+      ? Object.fromEntries(
+          [...SERVER_KEY_SYSTEMS, ...Object.keys(opts.drmTypes)].map((ks) => [ks, licenseServer]),
+        )
+      : (licenseServer ?? {});
+
+  const engine: Engine<E> = {
+    options: opts,
+    emitter,
+    getToken,
+    servers,
+    checkHeader(urls) {
+      if (opts.headerGiven) return;
+      for (const url of urls) if (!isLocalUrl(url)) throw headerRequired(url);
+    },
+    async prefetch(keySystem, cid) {
+      const drmType = keySystem && drmTypeFor(keySystem, opts.drmTypes);
+      if (!cid || !drmType) return false;
+      await getToken(cid, drmType);
+      return true;
+    },
+    begin: (keySystem, drmType, cid) => ({
+      keySystem,
+      drmType,
+      cid,
+      sentAt: 0,
+      renewToken: false,
+      renewed: false,
+      awaiting: false,
+    }),
+    async authorize(x, headers, attempt, licenseRequestType) {
+      const startedAt = opts.now();
+      if (x.renewToken) {
+        invalidate(x);
+        x.renewToken = false;
+      }
+      const token = await getToken(x.cid, x.drmType);
+      headers[opts.header] = token.value;
+      if (isFairPlay(x.keySystem)) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+      x.token = token.value;
+      x.sentAt = opts.now();
+      x.awaiting = true;
+      emit('licenseRequestSent', {
+        keySystem: x.keySystem,
+        drmType: x.drmType,
+        cid: x.cid,
+        attempt,
+        tokenWaitMs: x.sentAt - startedAt,
+        tokenSource: token.source,
+        licenseRequestType,
+        refreshed: x.renewed,
+      });
+    },
+    read(x, status, data, url) {
+      try {
+        const answer = readLicenseAnswer(data, x.keySystem, x.drmType);
+        if (answer.refusal) {
+          const error = engine.refusal(x, answer.refusal, status, url);
+          if (!engine.canRefresh(x, answer.refusal)) throw error;
+          engine.report(x, status, error);
+          x.renewed = true;
+          invalidate(x);
+          return null;
+        }
+        const license = answer.license ?? data;
+        const out = isFairPlay(x.keySystem) ? unwrapCkc(toBytes(license)) : license;
+        engine.report(x, status);
+        return out;
+      } catch (error) {
+        engine.report(x, status, error as LicenseAuthError);
+        throw error;
+      }
+    },
+    report(x, status, error) {
+      if (!x.awaiting) return;
+      x.awaiting = false;
+      const { keySystem, drmType, cid } = x;
+      emit('licenseAnswered', {
+        keySystem,
+        drmType,
+        cid,
+        status,
+        durationMs: opts.now() - x.sentAt,
+        ...(error && { error }),
+      });
+    },
+    refusal: (x, body, status, url) =>
+      toServiceError(body, { ...x, status, url, afterFreshToken: x.renewed }),
+    canRefresh: (x, body, status) =>
+      !x.renewed &&
+      (status === 401 || status === 403 || opts.freshTokenCodes.includes(body?.errorCode ?? '')),
+    abortAll: (reason) => cache.abortAll(reason),
+    destroy() {
+      cache.destroy();
+      emitter.clear();
+    },
+  };
+  return engine;
+}
+
+/** The cid of a license request: `contentId`, what `getContentId` returns, or an `skd://` URI. */
+export async function resolveContentId(
+  opts: ResolvedOptions,
+  keySystem: string,
+  fromApp: () => string | undefined | Promise<string | undefined>,
+  fromSkd: () => string | null | undefined,
+): Promise<string> {
+  const cid =
+    opts.contentId ??
+    (opts.getContentId ? await fromApp() : undefined) ??
+    (isFairPlay(keySystem) ? fromSkd() : undefined);
+  if (!cid) {
+    throw new LicenseAuthError(
+      'NO_CONTENT_ID',
+      `No content ID for the ${keySystem} license request: set contentId, or make getContentId return one.`,
+    );
+  }
+  return cid;
+}

@@ -1,0 +1,25 @@
+import type { EngineEvents } from './events.ts';
+
+export interface PrefetchOptions {
+  keySystem?: string;
+  contentId?: string;
+}
+
+/** What `attachLicenseAuth` of every adapter returns. */
+export interface LicenseAuthHandle<E extends EngineEvents = EngineEvents> {
+  /**
+   * Fetches the token for the coming license request now, so it overlaps manifest loading.
+   * Resolves `true` once a token is ready, `false` when the key system or cid is not known yet.
+   */
+  prefetch(options?: PrefetchOptions): Promise<boolean>;
+  /** Removes every hook and listener, aborts what is under way and undoes the configuration it added. */
+  detach(): void;
+  on<K extends keyof E>(name: K, listener: (event: E[K]) => void): () => void;
+}
+
+/** The key system to prefetch for: the one asked, the one used last, or the only one configured. */
+export const keySystemToPrefetch = (
+  asked: string | undefined,
+  last: string | undefined,
+  configured: string[],
+): string | undefined => asked ?? last ?? (configured.length === 1 ? configured[0] : undefined);

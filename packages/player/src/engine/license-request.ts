@@ -1,0 +1,152 @@
+import { toBase64, toBytes, utf8, type BufferLike } from './bytes.ts';
+import { LicenseAuthError } from './errors.ts';
+import { spcFormBody } from './fairplay.ts';
+import type { Engine } from './engine.ts';
+import { isFairPlay, type DrmType } from './key-systems.ts';
+import { playReadyChallenge } from './playready.ts';
+import { parseServiceError } from './service-error.ts';
+import { sleep } from './site-client.ts';
+
+export interface LicenseRequestInit {
+  keySystem: string;
+  drmType: DrmType;
+  cid: string;
+  url: string;
+  /** The CDM's message (FairPlay: the SPC; PlayReady: wrapped or not; dash.js ClearKey: text). */
+  body: BufferLike | string;
+  /** Headers the player would have sent (the app's, PlayReady's own). */
+  headers?: Record<string, string>;
+  licenseRequestType: string | null;
+}
+
+export interface LicenseSender {
+  /**
+   * Sends a license request with the token, reads the answer before the CDM, and sends it once
+   * more with a fresh token when a fresh token can fix the refusal; retries what `retry` names.
+   * Resolves with the license as the CDM takes it; rejects with this package's errors only.
+   */
+  send(init: LicenseRequestInit): Promise<Uint8Array>;
+  /** Aborts every request under way (and its token fetch) with `reason`. */
+  abortAll(reason: unknown): void;
+}
+
+/**
+ * License requests for players whose hooks cannot re-send (hls.js, dash.js, video.js): the adapter
+ * hands the CDM's message over and gets the license back, sent with `fetch`.
+ */
+export function createLicenseSender(engine: Engine): LicenseSender {
+  const { options: opts } = engine;
+  const pending = new Set<AbortController>();
+
+  const send = async (init: LicenseRequestInit): Promise<Uint8Array> => {
+    const { keySystem, url, licenseRequestType } = init;
+    engine.checkHeader([url]);
+    const message = typeof init.body === 'string' ? utf8(init.body) : toBytes(init.body);
+    const wrapped = init.drmType === 'PlayReady' ? playReadyChallenge(message) : null;
+    const body = isFairPlay(keySystem) ? spcFormBody(message) : (wrapped?.body ?? message);
+    const x = engine.begin(keySystem, init.drmType, init.cid);
+    const controller = new AbortController();
+    pending.add(controller);
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new LicenseAuthError(
+            'LICENSE_REQUEST_FAILED',
+            `No license from ${url} within ${opts.licenseTimeoutMs} ms for cid "${x.cid}": raise licenseTimeoutMs or check the license server.`,
+          ),
+        ),
+      opts.licenseTimeoutMs,
+    );
+    const { signal } = controller;
+    // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
+    const aborted = new Promise<never>((_, reject) =>
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+    );
+    aborted.catch(() => undefined);
+    try {
+      for (let attempt = 0, failures = 0; ; attempt++) {
+        const headers: Record<string, string> = { ...init.headers, ...wrapped?.headers };
+        await Promise.race([engine.authorize(x, headers, attempt, licenseRequestType), aborted]);
+        let status: number | undefined;
+        let data = new Uint8Array();
+        try {
+          const res = await (opts.fetch ?? fetch)(url, {
+            method: 'POST',
+            body: body as Uint8Array<ArrayBuffer>,
+            headers,
+            signal,
+          });
+          status = res.status;
+          data = new Uint8Array(await res.arrayBuffer());
+        } catch (error) {
+          if (signal.aborted) throw signal.reason;
+          if (++failures < opts.retry.maxAttempts) {
+            engine.report(x, undefined);
+            await sleep(delay(failures), signal);
+            continue;
+          }
+          throw failed(`No answer from the license server ${url} (${String(error)})`);
+        }
+        if (status >= 200 && status < 300) {
+          const license = engine.read(x, status, data, url);
+          if (license) return toBytes(license);
+          continue;
+        }
+        const refusal = parseServiceError(data);
+        if (engine.canRefresh(x, refusal, status)) {
+          engine.report(x, status, refusal ? engine.refusal(x, refusal, status, url) : undefined);
+          x.renewToken = x.renewed = true;
+          continue;
+        }
+        if (!refusal && opts.retry.retryOnStatus.includes(status)) {
+          if (++failures < opts.retry.maxAttempts) {
+            engine.report(x, status);
+            await sleep(delay(failures), signal);
+            continue;
+          }
+        }
+        const error = refusal
+          ? engine.refusal(x, refusal, status, url)
+          : failed(`The license server ${url} answered HTTP ${status}`);
+        engine.report(x, status, error);
+        throw error;
+      }
+    } catch (error) {
+      const reason =
+        error instanceof LicenseAuthError
+          ? error
+          : failed(`The license request to ${url} failed (${String(error)})`);
+      engine.report(x, undefined, reason);
+      throw reason;
+    } finally {
+      clearTimeout(timer);
+      pending.delete(controller);
+    }
+
+    function failed(what: string) {
+      return new LicenseAuthError(
+        'LICENSE_REQUEST_FAILED',
+        `${what} for the ${x.drmType} license of cid "${x.cid}": check the license server URL, that it is up, and its CORS rules.`,
+      );
+    }
+  };
+
+  const delay = (failures: number) =>
+    Math.min(
+      opts.retry.baseDelayMs * opts.retry.backoffFactor ** (failures - 1),
+      opts.retry.maxDelayMs,
+    );
+
+  return {
+    send,
+    abortAll(reason) {
+      engine.abortAll(reason);
+      for (const controller of pending) controller.abort(reason);
+      pending.clear();
+    },
+  };
+}
+
+/** A `data:` URL of the license, for players that only take a license from their own request. */
+export const licenseDataUrl = (license: Uint8Array): string =>
+  `data:application/octet-stream;base64,${toBase64(license)}`;

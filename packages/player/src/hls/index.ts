@@ -1,0 +1,4 @@
+export { attachLicenseAuth, type HlsKeyContext, type HlsLicenseAuthOptions } from './attach.ts';
+export type { LicenseAuthHandle, PrefetchOptions } from '../engine/handle.ts';
+export type { FairPlayOptions } from '../engine/options.ts';
+export * from '../engine/public.ts';

@@ -1,0 +1,156 @@
+import type { Engine, LicenseExchange } from '../engine/engine.ts';
+import { resolveContentId } from '../engine/engine.ts';
+import { contentIdFromSkd, normaliseCertificate, spcFormBody } from '../engine/fairplay.ts';
+import { findLicenseAuthError } from '../engine/find-error.ts';
+import { headerRequired, isLocalUrl } from '../engine/header-check.ts';
+import { drmTypeFor, isFairPlay, LICENSE_MESSAGES, type DrmType } from '../engine/key-systems.ts';
+import { parseServiceError } from '../engine/service-error.ts';
+import type { LicenseAuthEvents } from './events.ts';
+import type { GetContentId } from './options.ts';
+import {
+  RequestType,
+  type DrmInfo,
+  type RequestFilter,
+  type ResponseFilter,
+  type ShakaRequest,
+  type ShakaResponse,
+} from './shaka-types.ts';
+
+export interface FilterDeps {
+  engine: Engine<LicenseAuthEvents>;
+  /** Sends a license request through the networking engine the filters are registered on. */
+  send(request: ShakaRequest): Promise<ShakaResponse>;
+  /** Absolute URL of the FairPlay certificate whose answers are normalised, if configured. */
+  certificateUrl: string | undefined;
+  onKeySystemUsed(keySystem: string): void;
+}
+
+/** The parts of Shaka's `downloadfailed` event that are read. */
+export interface DownloadFailedEvent {
+  requestType: number;
+  request: ShakaRequest;
+  error: { code?: number; data?: unknown[] } | null;
+  httpResponseCode: number;
+}
+
+export interface LicenseFilters {
+  requestFilter: RequestFilter;
+  responseFilter: ResponseFilter;
+  onDownloadFailed(event: DownloadFailedEvent): void;
+}
+
+export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
+  const { engine } = deps;
+  const options = engine.options;
+  const getContentId = options.getContentId as GetContentId | undefined;
+  const states = new WeakMap<ShakaRequest, LicenseExchange>();
+
+  const authorise = async (
+    request: ShakaRequest,
+    drmInfo: DrmInfo,
+    drmType: DrmType,
+  ): Promise<void> => {
+    let state = states.get(request);
+    if (state?.refused) throw state.refused;
+    if (!state) {
+      const { keySystem } = drmInfo;
+      // FairPlay: skd init data (legacy and native HLS), else the skd:// URI Shaka's HLS parser
+      // puts in keySystemUris (HLS through MSE, where the init data is a sinf box).
+      const cid = await resolveContentId(
+        options,
+        keySystem,
+        () => getContentId?.(drmInfo, request),
+        () =>
+          [request.initData, ...(drmInfo.keySystemUris ?? []), drmInfo.initData?.[0]?.initData]
+            .map((source) => contentIdFromSkd(source))
+            .find((id) => id),
+      );
+      state = engine.begin(keySystem, drmType, cid);
+      states.set(request, state);
+      // Shaka keeps the body between attempts, so it is rewritten once.
+      if (isFairPlay(keySystem) && request.body && request.attempt === 0) {
+        request.body = spcFormBody(request.body);
+      }
+    }
+    // Shaka resets headers before every attempt.
+    await engine.authorize(state, request.headers, request.attempt, request.licenseRequestType);
+    deps.onKeySystemUsed(drmInfo.keySystem);
+  };
+
+  const requestFilter: RequestFilter = (type, request) => {
+    if (type !== RequestType.LICENSE) return;
+    const drmInfo = request.drmInfo;
+    // `data:` URIs are Shaka's own ClearKey licenses, answered without a server.
+    if (!drmInfo || request.uris.every((uri) => uri.startsWith('data:'))) return;
+    const kind = request.licenseRequestType;
+    // Requests an app builds itself have no type and count as licenses.
+    if (kind && !LICENSE_MESSAGES.includes(kind)) return;
+    const drmType = drmTypeFor(drmInfo.keySystem, options.drmTypes);
+    if (!drmType) return;
+    // Shaka runs the filters once more after the last attempt and then sends nothing: only a
+    // refusal has to surface there.
+    if (request.attempt >= request.retryParameters.maxAttempts) {
+      const refused = states.get(request)?.refused;
+      if (refused) throw refused;
+      return;
+    }
+    const uri = request.uris[request.attempt % request.uris.length] ?? '';
+    if (!options.headerGiven && !isLocalUrl(uri)) throw headerRequired(uri);
+    return authorise(request, drmInfo, drmType);
+  };
+
+  /**
+   * A refusal a fresh token can fix: the same request (same body, same server) goes once more
+   * through the networking engine with a fresh token, and its answer replaces this one.
+   */
+  const resendWithFreshToken = async (
+    state: LicenseExchange,
+    response: ShakaResponse,
+  ): Promise<void> => {
+    const copy: ShakaRequest = { ...response.originalRequest };
+    states.set(copy, { ...state, awaiting: false });
+    try {
+      const fresh = await deps.send(copy);
+      response.data = fresh.data;
+      response.status = fresh.status;
+    } catch (error) {
+      throw findLicenseAuthError(error) ?? error;
+    }
+  };
+
+  const responseFilter: ResponseFilter = (type, response) => {
+    if (type === RequestType.SERVER_CERTIFICATE) {
+      if (deps.certificateUrl && response.originalUri === deps.certificateUrl) {
+        response.data = normaliseCertificate(response.data);
+      }
+      return;
+    }
+    const state = type === RequestType.LICENSE ? states.get(response.originalRequest) : undefined;
+    if (!state) return;
+    const license = engine.read(state, response.status ?? 200, response.data, response.uri);
+    if (!license) return resendWithFreshToken(state, response);
+    response.data = license as ShakaResponse['data'];
+  };
+
+  const onDownloadFailed = (event: DownloadFailedEvent): void => {
+    const state = event.requestType === RequestType.LICENSE ? states.get(event.request) : undefined;
+    // A refused request fails once more in our own filter; its answer was reported already.
+    if (!state || state.refused) return;
+    const status = event.httpResponseCode || undefined;
+    // Shaka's BAD_HTTP_STATUS data: [uri, status, responseText, ...].
+    const data = event.error?.data ?? [];
+    const body = parseServiceError(data[2] as string);
+    const error = body ? engine.refusal(state, body, status ?? 0, String(data[0])) : undefined;
+    engine.report(state, status, error);
+    // Shaka runs the request filters once more even when no attempt is left, so a refusal thrown
+    // there reaches the app in place of a bare HTTP status error.
+    const attemptsLeft = event.request.attempt + 1 < event.request.retryParameters.maxAttempts;
+    if (attemptsLeft && engine.canRefresh(state, body, status)) {
+      state.renewToken = state.renewed = true;
+    } else if (error) {
+      state.refused = error;
+    }
+  };
+
+  return { requestFilter, responseFilter, onDownloadFailed };
+}

@@ -1,0 +1,249 @@
+// The dash.js adapter on a real dash.js 5.2 MediaPlayer (its protection data, filters and event
+// bus), with msw as the site and the license server. dash.js runs its license request code only
+// with EME, which happy-dom lacks: `dashLicenseRequest` below does what its ProtectionController
+// does with a license request (filters in turn, then one XHR as the filters left the request), and
+// the real-browser tests in test/e2e/adapters run the real thing.
+import * as dashjs from 'dashjs';
+import type { LicenseRequest, MediaPlayerClass } from 'dashjs';
+import { HttpResponse } from 'msw';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import {
+  attachLicenseAuth,
+  findLicenseAuthError,
+  LicenseServiceError,
+  type DashLicenseAuthOptions,
+} from '../src/dash/index.ts';
+import {
+  cors,
+  licenseServer,
+  LICENSE_URL,
+  newSeen,
+  preflight,
+  server,
+  text,
+  tokenEndpoint,
+  TOKEN_URL,
+  type Seen,
+} from './http-mocks.ts';
+
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+// dash.js's destroy() throws for a player that never had a view: the handles are detached instead.
+const handles: Array<{ detach(): void }> = [];
+afterEach(() => {
+  server.resetHandlers();
+  for (const handle of handles.splice(0)) handle.detach();
+});
+afterAll(() => server.close());
+
+const CLEARKEY_LICENSE = '{"keys":[{"kty":"oct","k":"AAAA","kid":"BBBB"}],"type":"temporary"}';
+type Filter = (request: LicenseRequest) => Promise<unknown>;
+
+/** dash.js 5.2's _issueLicenseRequest + _doLicenseRequest: filters in turn, then the XHR. */
+async function dashLicenseRequest(filters: Filter[], request: LicenseRequest) {
+  for (const filter of filters) await filter(request);
+  return new Promise<{ status: number; response: unknown }>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(request.method, request.url, true);
+    xhr.responseType = request.responseType as XMLHttpRequestResponseType;
+    xhr.withCredentials = request.withCredentials;
+    for (const key in request.headers) xhr.setRequestHeader(key, request.headers[key]!);
+    xhr.onload = () => resolve({ status: xhr.status, response: xhr.response });
+    xhr.onerror = () => reject(new Error('xhr error'));
+    xhr.send(request.data);
+  });
+}
+
+function licenseRequest(init: Partial<LicenseRequest> = {}): LicenseRequest {
+  return {
+    url: LICENSE_URL,
+    method: 'POST',
+    responseType: 'arraybuffer',
+    headers: {},
+    withCredentials: false,
+    messageType: 'license-request',
+    sessionId: 'session-1',
+    data: new Uint8Array([1, 2, 3]).buffer,
+    ...init,
+  };
+}
+
+function setup(
+  options: Partial<DashLicenseAuthOptions> = {},
+  license?: Parameters<typeof licenseServer>[1],
+) {
+  const seen: Seen = newSeen();
+  server.use(
+    preflight,
+    tokenEndpoint(seen),
+    licenseServer(seen, license ?? (() => new HttpResponse(CLEARKEY_LICENSE, cors()))),
+  );
+  const player = dashjs.MediaPlayer().create();
+  const filters: Filter[] = [];
+  const protectionData: unknown[] = [];
+  const register = player.registerLicenseRequestFilter.bind(player);
+  player.registerLicenseRequestFilter = (filter) => {
+    filters.push(filter as Filter);
+    register(filter);
+  };
+  const setProtectionData = player.setProtectionData.bind(player);
+  player.setProtectionData = (data) => {
+    protectionData.push(data);
+    setProtectionData(data);
+  };
+  const auth = attachLicenseAuth(player, {
+    contentId: 'movie-1',
+    tokenUrl: TOKEN_URL,
+    licenseServer: { 'org.w3.clearkey': LICENSE_URL },
+    ...options,
+  });
+  handles.push(auth);
+  return { player, auth, seen, filters, protectionData };
+}
+
+describe('attachLicenseAuth(dashPlayer)', () => {
+  test('sets the protection data: the serverURL of each key system, beside the app’s own', () => {
+    const h = setup({
+      protectionData: { 'org.w3.clearkey': { audioRobustness: '' } },
+    });
+    expect(h.protectionData).toEqual([
+      { 'org.w3.clearkey': { serverURL: LICENSE_URL, audioRobustness: '' } },
+    ]);
+    expect(h.filters).toHaveLength(1);
+  });
+
+  test('says plainly that dash.js plays no FairPlay', () => {
+    const player = dashjs.MediaPlayer().create();
+    expect(() =>
+      attachLicenseAuth(player, {
+        contentId: 'c',
+        tokenUrl: TOKEN_URL,
+        fairplay: { certificateUrl: '/fairplay.cer' },
+      } as DashLicenseAuthOptions),
+    ).toThrow('dash.js plays no FairPlay: leave fairplay out');
+  });
+
+  test('a single license server URL serves Widevine and PlayReady, not FairPlay', () => {
+    const h = setup({
+      licenseServer: 'https://license.example.com/ri/licenseManager.do',
+      header: 'x-example-header',
+    });
+    expect(Object.keys(h.protectionData[0] as object)).toEqual([
+      'com.widevine.alpha',
+      'com.microsoft.playready',
+      'com.microsoft.playready.recommendation',
+    ]);
+  });
+
+  test('refuses what is not a dash.js player', () => {
+    expect(() =>
+      attachLicenseAuth({} as MediaPlayerClass, { contentId: 'c', tokenUrl: TOKEN_URL }),
+    ).toThrow('player must be a dash.js MediaPlayer');
+  });
+});
+
+describe('a license request dash.js makes', () => {
+  test('is sent by the filter with the token, and dash.js loads the license from where the filter points it', async () => {
+    const h = setup();
+    const answer = await dashLicenseRequest(h.filters, licenseRequest());
+    expect(answer.status).toBe(200);
+    expect(text(answer.response as ArrayBuffer)).toBe(CLEARKEY_LICENSE);
+    expect(h.seen.license).toHaveLength(1);
+    expect(h.seen.license[0]?.header).toBe('token-1-Widevine-movie-1');
+  });
+
+  test("ClearKey's request as dash.js makes it (JSON text, JSON response type) gets the license JSON", async () => {
+    const h = setup();
+    const challenge = '{"kids":["PNj2IU1_lnfwsHbKGN8lAg"],"type":"temporary"}';
+    const answer = await dashLicenseRequest(
+      h.filters,
+      licenseRequest({ responseType: 'json', data: challenge as unknown as ArrayBuffer }),
+    );
+    expect(answer.response).toEqual(JSON.parse(CLEARKEY_LICENSE));
+    expect(text(h.seen.license[0]!.body)).toBe(challenge);
+  });
+
+  test("keeps the headers dash.js would send (the app's httpRequestHeaders)", async () => {
+    const h = setup();
+    await dashLicenseRequest(
+      h.filters,
+      licenseRequest({ headers: { 'Content-Type': 'application/octet-stream' } }),
+    );
+    expect(h.seen.license[0]?.contentType).toBe('application/octet-stream');
+  });
+
+  test('a 7011 refusal gets one fresh token and one re-send (dash.js would retry with the same header)', async () => {
+    let n = 0;
+    const h = setup({}, () =>
+      ++n === 1
+        ? HttpResponse.json({ errorCode: '7011', message: 'token expired' }, cors())
+        : new HttpResponse(CLEARKEY_LICENSE, cors()),
+    );
+    const answer = await dashLicenseRequest(h.filters, licenseRequest());
+    expect(text(answer.response as ArrayBuffer)).toBe(CLEARKEY_LICENSE);
+    expect(h.seen.license.map((l) => l.header)).toEqual([
+      'token-1-Widevine-movie-1',
+      'token-2-Widevine-movie-1',
+    ]);
+  });
+
+  test("a gateway refusal becomes dash.js's error event (code 111) carrying the LicenseServiceError, instead of a stall", async () => {
+    const h = setup({}, () =>
+      HttpResponse.json(
+        { errorCode: '8002', message: '{"ERROR":"4031","MESSAGE":"Subscription ended"}' },
+        cors(),
+      ),
+    );
+    const errorEvent = new Promise<unknown>((resolve) => h.player.on('error', resolve));
+    let settled = false;
+    void dashLicenseRequest(h.filters, licenseRequest()).finally(() => {
+      settled = true;
+    });
+    const event = (await errorEvent) as { error: { code: number; message: string } };
+    expect(event.error.code).toBe(111);
+    const cause = findLicenseAuthError(event) as LicenseServiceError;
+    expect(cause).toBeInstanceOf(LicenseServiceError);
+    expect(cause.siteErrorCode).toBe('4031');
+    expect(event.error.message).toBe(cause.message);
+    await Promise.resolve();
+    // dash.js does not send the request: it would only report the failure again, without its cause.
+    expect(settled).toBe(false);
+    expect(h.seen.license).toHaveLength(1);
+  });
+
+  test('an individualization request passes untouched, without a token', async () => {
+    const h = setup();
+    const request = licenseRequest({ messageType: 'individualization-request' });
+    for (const filter of h.filters) await filter(request);
+    expect(request.url).toBe(LICENSE_URL);
+    expect(request.headers).toEqual({});
+    expect(h.seen.token).toHaveLength(0);
+  });
+
+  test('with several key systems, the one dash.js selected decides the drm_type', async () => {
+    const h = setup({
+      licenseServer: { 'com.widevine.alpha': LICENSE_URL, 'com.microsoft.playready': LICENSE_URL },
+    });
+    h.player.trigger(
+      // MediaPlayerEvents.KEY_SYSTEM_SELECTED (dash.js types trigger's first argument wrongly).
+      'public_keySystemSelected' as never,
+      { data: { keySystem: { systemString: 'com.microsoft.playready' } } },
+      {},
+    );
+    await dashLicenseRequest(h.filters, licenseRequest());
+    expect(h.seen.token).toEqual([{ cid: 'movie-1', drm_type: 'PlayReady' }]);
+  });
+
+  test('detach() takes the filter away and stops prefetching', async () => {
+    const h = setup();
+    const removed: unknown[] = [];
+    const unregister = h.player.unregisterLicenseRequestFilter.bind(h.player);
+    h.player.unregisterLicenseRequestFilter = (filter) => {
+      removed.push(filter);
+      unregister(filter);
+    };
+    h.auth.detach();
+    expect(removed).toEqual(h.filters);
+    expect(await h.auth.prefetch({ keySystem: 'org.w3.clearkey' })).toBe(false);
+    expect(h.seen.token).toHaveLength(0);
+  });
+});

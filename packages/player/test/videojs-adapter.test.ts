@@ -1,0 +1,224 @@
+// The video.js adapter with a real video.js 8 player and videojs-contrib-eme's own flow for an
+// `encrypted` event (key system access, session, getLicense, session update, its error handler),
+// driven by a stand-in CDM since happy-dom has no EME; msw is the site and the license server.
+import videojsModule from 'video.js';
+import 'videojs-contrib-eme';
+import { emeErrorHandler, getOptions, handleEncryptedEvent } from 'videojs-contrib-eme';
+import { HttpResponse } from 'msw';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import {
+  attachLicenseAuth,
+  findLicenseAuthError,
+  LicenseServiceError,
+  type VideoJsLicenseAuthOptions,
+  type VideoJsPlayer,
+} from '../src/videojs/index.ts';
+import {
+  cors,
+  licenseServer,
+  LICENSE_URL,
+  newSeen,
+  preflight,
+  server,
+  text,
+  tokenEndpoint,
+  TOKEN_URL,
+  type Seen,
+} from './http-mocks.ts';
+
+// video.js is CommonJS to TypeScript's NodeNext resolution: its callable default is one level in.
+const videojs = videojsModule as unknown as typeof videojsModule.default;
+// The refusal test makes the player log its error; the test reads it from player.error().
+videojs.log.level('off');
+
+const CLEARKEY_LICENSE = '{"keys":[{"kty":"oct","k":"AAAA","kid":"BBBB"}],"type":"temporary"}';
+const CHALLENGE = new Uint8Array([1, 2, 3]);
+
+/**
+ * A stand-in CDM: every session asks for a license with CHALLENGE when its request is generated,
+ * and records what it is updated with.
+ */
+function installCdm() {
+  const updates: Uint8Array[] = [];
+  let updated: (bytes: Uint8Array) => void = () => undefined;
+  const nextUpdate = () => new Promise<Uint8Array>((resolve) => (updated = resolve));
+  const mediaKeys = {
+    createSession() {
+      const session = Object.assign(new EventTarget(), {
+        keyStatuses: new Map(),
+        sessionId: 'session-1',
+        async generateRequest() {
+          const message = Object.assign(new Event('message'), {
+            messageType: 'license-request',
+            message: CHALLENGE.buffer,
+          });
+          queueMicrotask(() => session.dispatchEvent(message));
+        },
+        async update(license: ArrayBuffer | Uint8Array) {
+          const bytes = new Uint8Array(license instanceof ArrayBuffer ? license : license.buffer);
+          updates.push(bytes);
+          updated(bytes);
+        },
+        close: async () => undefined,
+      });
+      return session;
+    },
+    setServerCertificate: async () => true,
+  };
+  Object.defineProperty(navigator, 'requestMediaKeySystemAccess', {
+    configurable: true,
+    value: async (keySystem: string, configurations: unknown[]) => ({
+      keySystem,
+      getConfiguration: () => configurations[0],
+      createMediaKeys: async () => mediaKeys,
+    }),
+  });
+  return { updates, nextUpdate };
+}
+
+const players: Array<{ dispose(): void }> = [];
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+afterEach(() => {
+  server.resetHandlers();
+  for (const player of players.splice(0)) player.dispose();
+});
+afterAll(() => server.close());
+
+function setup(
+  options: Partial<VideoJsLicenseAuthOptions> = {},
+  license?: Parameters<typeof licenseServer>[1],
+) {
+  const seen: Seen = newSeen();
+  server.use(
+    preflight,
+    tokenEndpoint(seen),
+    licenseServer(seen, license ?? (() => new HttpResponse(CLEARKEY_LICENSE, cors()))),
+  );
+  const video = document.createElement('video');
+  document.body.append(video);
+  Object.assign(video, { setMediaKeys: async () => undefined });
+  const player = videojs(video);
+  players.push(player);
+  const auth = attachLicenseAuth(player as unknown as VideoJsPlayer, {
+    contentId: 'movie-1',
+    tokenUrl: TOKEN_URL,
+    licenseServer: { 'org.w3.clearkey': LICENSE_URL },
+    ...options,
+  });
+  const cdm = installCdm();
+  /** What the plugin does for the media element's `encrypted` event. */
+  const encrypted = () =>
+    handleEncryptedEvent(
+      player,
+      { initDataType: 'cenc', initData: new Uint8Array([7, 7, 7]), target: video },
+      getOptions(player),
+      [],
+      player.tech(true),
+      emeErrorHandler(player),
+    );
+  return { player, auth, seen, cdm, encrypted };
+}
+
+describe('attachLicenseAuth(videojsPlayer)', () => {
+  test("sets getLicense for each key system as the plugin's options, and hands the same keySystems for the source", () => {
+    const h = setup();
+    const eme = (h.player as unknown as { eme: { options: { keySystems: object } } }).eme;
+    expect(Object.keys(eme.options.keySystems)).toEqual(['org.w3.clearkey']);
+    expect(Object.keys(h.auth.keySystems)).toEqual(['org.w3.clearkey']);
+    expect(typeof h.auth.keySystems['org.w3.clearkey']?.getLicense).toBe('function');
+  });
+
+  test('leaves a key system without a drm_type to the app', () => {
+    const h = setup({
+      licenseServer: { 'org.w3.clearkey': LICENSE_URL, 'com.example.other': LICENSE_URL },
+    });
+    expect(Object.keys(h.auth.keySystems)).toEqual(['org.w3.clearkey']);
+  });
+
+  test('needs licenseServer and the EME plugin', () => {
+    const video = document.createElement('video');
+    document.body.append(video);
+    const player = videojs(video);
+    players.push(player);
+    expect(() =>
+      attachLicenseAuth(player as unknown as VideoJsPlayer, {
+        contentId: 'c',
+        tokenUrl: TOKEN_URL,
+      }),
+    ).toThrow('licenseServer is required');
+    expect(() =>
+      attachLicenseAuth(
+        { on() {}, off() {} },
+        {
+          contentId: 'c',
+          tokenUrl: TOKEN_URL,
+          licenseServer: LICENSE_URL,
+        },
+      ),
+    ).toThrow('videojs-contrib-eme registered');
+  });
+
+  test('detach() puts the plugin’s key systems back', () => {
+    const h = setup();
+    h.auth.detach();
+    const eme = (h.player as unknown as { eme: { options: { keySystems?: object } } }).eme;
+    expect(eme.options.keySystems).toBeUndefined();
+  });
+});
+
+describe("a license request through videojs-contrib-eme's own flow", () => {
+  test('carries the token, and the session is updated with the license', async () => {
+    const h = setup();
+    const update = h.cdm.nextUpdate();
+    await h.encrypted();
+    expect(text(await update)).toBe(CLEARKEY_LICENSE);
+    expect(h.seen.license).toHaveLength(1);
+    expect(h.seen.license[0]?.header).toBe('token-1-Widevine-movie-1');
+    expect([...h.seen.license[0]!.body]).toEqual([...CHALLENGE]);
+  });
+
+  test('a 7011 refusal gets one fresh token and one re-send before the session sees anything', async () => {
+    let n = 0;
+    const h = setup({}, () =>
+      ++n === 1
+        ? HttpResponse.json({ errorCode: '7011', message: 'token expired' }, cors())
+        : new HttpResponse(CLEARKEY_LICENSE, cors()),
+    );
+    const update = h.cdm.nextUpdate();
+    await h.encrypted();
+    expect(text(await update)).toBe(CLEARKEY_LICENSE);
+    expect(h.cdm.updates).toHaveLength(1);
+    expect(h.seen.license.map((l) => l.header)).toEqual([
+      'token-1-Widevine-movie-1',
+      'token-2-Widevine-movie-1',
+    ]);
+  });
+
+  test("a gateway refusal (8002) is the player's error, with the LicenseServiceError as its originalError", async () => {
+    const h = setup({}, () =>
+      HttpResponse.json(
+        { errorCode: '8002', message: '{"ERROR":"4031","MESSAGE":"Subscription ended"}' },
+        cors(),
+      ),
+    );
+    const errored = new Promise<void>((resolve) => h.player.on('error', () => resolve()));
+    await h.encrypted();
+    await errored;
+    const error = h.player.error();
+    expect(error?.code).toBe(5);
+    const cause = findLicenseAuthError(error) as LicenseServiceError;
+    expect(cause).toBeInstanceOf(LicenseServiceError);
+    expect(cause.siteErrorCode).toBe('4031');
+    expect(error?.message).toBe(cause.message);
+    expect(h.cdm.updates).toHaveLength(0);
+    expect(h.seen.license).toHaveLength(1);
+  });
+
+  test('the token is prefetched when the player starts loading a source', async () => {
+    const h = setup();
+    const received = new Promise((resolve) => h.auth.on('tokenReceived', resolve));
+    h.player.trigger('loadstart');
+    await received;
+    expect(h.seen.token).toEqual([{ cid: 'movie-1', drm_type: 'Widevine' }]);
+  });
+});

@@ -1,0 +1,210 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmulator, type FlowEvent, type RunningEmulator } from '@multidrm/emulator';
+import type { Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { findChromium, launchChromium, type LaunchedChromium } from '../support/chromium.ts';
+import { decodePng, type RgbImage } from '../support/png.ts';
+import { SAMPLE, SIGNED_IN_USER, SITE, startSite, type RunningSite } from '../support/site.ts';
+import { startStaticServer, type StaticServer } from '../support/static-server.ts';
+import type { AdapterHarness, AdapterSetup, AdapterStatus } from './page/adapter-api.ts';
+
+const PAGE_DIR = fileURLToPath(new URL('./page/', import.meta.url));
+const CONTENT_DIR = fileURLToPath(new URL('../../fixtures/content/', import.meta.url));
+
+/**
+ * The emulator's token window in these tests: the site's stale token (5 minutes old) is expired
+ * against it, as against a site that configured a window shorter than the service's 600 s default.
+ */
+export const TOKEN_WINDOW_SECONDS = 60;
+
+/** The test page, loaded anew for each test. */
+export interface PlayerPage {
+  page: Page;
+  /** Uncaught exceptions of the page since the last `fresh()`. */
+  pageErrors: string[];
+  /** Loads the test page anew: no player, no state left from the previous test. */
+  fresh(): Promise<void>;
+  start(setup: AdapterSetup): Promise<void>;
+  status(id: string): Promise<AdapterStatus>;
+  /** Polls the player until `done` holds; fails with the last status after `timeoutMs`. */
+  waitFor(
+    id: string,
+    what: string,
+    done: (status: AdapterStatus) => boolean,
+    timeoutMs?: number,
+  ): Promise<AdapterStatus>;
+  /** Pauses at `seconds`, then screenshots the <video> element. */
+  frameAt(id: string, seconds: number): Promise<{ image: RgbImage; png: Buffer; time: number }>;
+}
+
+/** One browser and page, the site, the emulator and the content for a whole test file. */
+export interface AdapterSession {
+  site: RunningSite;
+  emulator: RunningEmulator;
+  /** Every flow event of the emulator, in order. */
+  flow: FlowEvent[];
+  /** Origin of the test page and the committed sample content (under /content/). */
+  origin: string;
+  page: PlayerPage;
+  close(): Promise<void>;
+}
+
+// Page functions run in the browser, where globalThis is the window holding the harness.
+type PageWindow = { adapters: AdapterHarness; document: { title: string } };
+
+/** The test page with vite into a fresh directory: the four players and their adapters. */
+async function buildPage(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'multidrm-e2e-adapters-page-'));
+  const remove = () => rm(dir, { recursive: true, force: true });
+  try {
+    await build({
+      root: PAGE_DIR,
+      configFile: false,
+      logLevel: 'error',
+      base: './',
+      build: {
+        outDir: dir,
+        emptyOutDir: true,
+        target: 'es2022',
+        minify: false,
+        sourcemap: false,
+        reportCompressedSize: false,
+        // The players' own builds are large single files by design.
+        chunkSizeWarningLimit: 8192,
+      },
+    });
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { dir, remove };
+}
+
+export async function openAdapterSession(): Promise<AdapterSession> {
+  // Before anything is started: a missing browser fails with its own message, at once.
+  findChromium();
+  const closers: Array<() => Promise<unknown>> = [];
+  const close = async () => {
+    await Promise.allSettled(closers.reverse().map((c) => c()));
+  };
+  try {
+    // The page build and the browser launch overlap; whichever came up is closed on a failure.
+    const [built, launched] = await Promise.allSettled([buildPage(), launchChromium()]);
+    if (built.status === 'fulfilled') closers.push(built.value.remove);
+    if (launched.status === 'fulfilled') closers.push(launched.value.close);
+    if (built.status === 'rejected') throw built.reason;
+    if (launched.status === 'rejected') throw launched.reason;
+    const browser: LaunchedChromium = launched.value;
+    const statics: StaticServer = await startStaticServer({
+      '/content/': CONTENT_DIR,
+      '/': built.value.dir,
+    });
+    closers.push(statics.close);
+    const site = await startSite({ playerOrigin: statics.origin });
+    closers.push(site.close);
+    const emulator = await startEmulator({
+      sites: [{ ...SITE, gatewayUrl: `${site.url}/gateway/json`, gatewayFormat: 'json' }],
+      keys: { [SAMPLE.cid]: { kid: SAMPLE.kid, key: SAMPLE.key } },
+      allowedOrigins: [statics.origin],
+      tokenValiditySeconds: TOKEN_WINDOW_SECONDS,
+    });
+    closers.push(emulator.close);
+    const flow: FlowEvent[] = [];
+    emulator.events.on((event) => flow.push(event));
+
+    // The site knows the user by a cookie; it goes with the players' credentialed token requests.
+    await browser.context.addCookies([
+      { name: 'user', value: SIGNED_IN_USER, url: site.url, sameSite: 'Lax' },
+    ]);
+    const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    return {
+      site,
+      emulator,
+      flow,
+      origin: statics.origin,
+      page: playerPage(page, statics.origin),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+function playerPage(page: Page, origin: string): PlayerPage {
+  page.setDefaultTimeout(20_000);
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(`${error.name}: ${error.message}`));
+  const status = (id: string) =>
+    page.evaluate((i) => (globalThis as unknown as PageWindow).adapters.status(i), id);
+  return {
+    page,
+    pageErrors,
+    async fresh() {
+      pageErrors.length = 0;
+      await page.goto(`${origin}/`);
+      await page.waitForFunction(
+        () => (globalThis as unknown as PageWindow).document.title === 'ready',
+        null,
+        { timeout: 10_000 },
+      );
+    },
+    start: (setup) =>
+      page.evaluate((s) => (globalThis as unknown as PageWindow).adapters.start(s), setup),
+    status,
+    async waitFor(id, what, done, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const now = await status(id);
+        if (done(now)) return now;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `Player "${id}": ${what} did not happen within ${timeoutMs} ms; last status ${JSON.stringify(now)}`,
+          );
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async frameAt(id, seconds) {
+      const time = await page.evaluate(
+        ([i, s]) => (globalThis as unknown as PageWindow).adapters.showFrame(i, s),
+        [id, seconds] as const,
+      );
+      const { videoId } = await status(id);
+      const png = await page.locator(`[id="${videoId}"]`).screenshot({ animations: 'disabled' });
+      return { image: decodePng(png), png, time };
+    },
+  };
+}
+
+/**
+ * One session for the test file. When the session cannot open
+ * (no Chromium), every test fails with that reason, rather than being reported as skipped.
+ */
+export function useAdapterSession(): AdapterSession {
+  let session: AdapterSession | undefined;
+  let failure: unknown;
+  beforeAll(async () => {
+    try {
+      session = await openAdapterSession();
+    } catch (error) {
+      failure = error;
+    }
+  });
+  afterAll(async () => {
+    await session?.close();
+  });
+  beforeEach(() => {
+    if (session === undefined) throw failure;
+  });
+  return new Proxy({} as AdapterSession, {
+    get: (_, name) => {
+      if (session === undefined) throw new Error('The session is used before beforeAll ran.');
+      return Reflect.get(session, name);
+    },
+  });
+}

@@ -30,6 +30,27 @@ export default defineConfig({
         },
       },
       {
+        // examples/vitest-msw is the consumer suite a user copies, not a workspace package: its bare
+        // imports (msw, shaka-player, @multidrm/*) resolve from test/'s dependencies, as from the
+        // user's own node_modules.
+        plugins: [
+          {
+            name: 'example-dependencies-from-test',
+            resolveId(source, importer, options) {
+              if (!importer?.includes('/examples/vitest-msw/') || /^[./]/.test(source)) return null;
+              const from = new URL('./test/package.json', import.meta.url).pathname;
+              return this.resolve(source, from, { ...options, skipSelf: true });
+            },
+          },
+        ],
+        test: {
+          name: 'example-vitest-msw',
+          root: 'examples/vitest-msw',
+          include: ['**/*.test.ts'],
+          environment: 'happy-dom',
+        },
+      },
+      {
         test: {
           name: 'cross',
           root: 'test',

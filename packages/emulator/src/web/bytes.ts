@@ -5,7 +5,7 @@
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-export const utf8Bytes = (text: string): Uint8Array => encoder.encode(text);
+export const utf8Bytes = (text: string): Uint8Array<ArrayBuffer> => encoder.encode(text);
 export const utf8Text = (bytes: Uint8Array): string => decoder.decode(bytes);
 
 /** Latin-1 text of bytes, one character per byte: what btoa takes. */

@@ -4,12 +4,23 @@
  */
 export function compare(
   candidates: Record<string, (i: number) => unknown>,
-  { rounds = 7, sliceMs = 150 } = {},
+  options: { rounds?: number; sliceMs?: number } = {},
 ): Record<string, number> {
-  const best: Record<string, number> = {};
+  const rounds = compareRounds(candidates, options);
+  return Object.fromEntries(
+    Object.entries(rounds).map(([name, rates]) => [name, Math.max(...rates)]),
+  );
+}
+
+/** `compare`, every round's rate kept: ratios taken within a round pair slices run side by side. */
+export function compareRounds(
+  candidates: Record<string, (i: number) => unknown>,
+  { rounds = 7, sliceMs = 150 } = {},
+): Record<string, number[]> {
+  const rates: Record<string, number[]> = {};
   for (const [name, fn] of Object.entries(candidates)) {
     for (let i = 0; i < 3000; i++) fn(i);
-    best[name] = 0;
+    rates[name] = [];
   }
   let n = 0;
   for (let round = 0; round < rounds; round++) {
@@ -22,10 +33,15 @@ export function compare(
         count += 200;
         elapsed = performance.now() - start;
       }
-      best[name] = Math.max(best[name] as number, (count / elapsed) * 1000);
+      rates[name]?.push((count / elapsed) * 1000);
     }
   }
-  return best;
+  return rates;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 export function table(rows: string[][]): void {

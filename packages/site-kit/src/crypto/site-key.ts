@@ -1,27 +1,15 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
 import { SiteKitError } from '../errors.ts';
+import { utf8Bytes } from '../encoding/utf8.ts';
 
 /** A site key as the administration site shows it (32 characters) or as 32 raw bytes. */
 export type SiteKeyInput = string | Uint8Array;
 
 export const SITE_KEY_BYTES = 32;
 
-// A KeyObject made once makes createCipheriv about 4x cheaper than a raw key Buffer; string keys seen
-// by the one-shot encrypt/decrypt functions are kept here so repeated calls get the same saving.
-const cache = new Map<string, KeyObject>();
-const CACHE_LIMIT = 16;
-
-/** Validates a site key and turns it into the AES-256 key object used by the cipher. */
-export function toAesKey(siteKey: SiteKeyInput): KeyObject {
-  if (typeof siteKey === 'string') {
-    const cached = cache.get(siteKey);
-    if (cached) return cached;
-    const key = createSecretKey(checkLength(Buffer.from(siteKey, 'utf8'), 'characters'));
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
-    cache.set(siteKey, key);
-    return key;
-  }
-  if (siteKey instanceof Uint8Array) return createSecretKey(checkLength(siteKey, 'bytes'));
+/** Validates a site key: its 32 bytes, or INVALID_SITE_KEY saying what is wrong. */
+export function siteKeyBytes(siteKey: SiteKeyInput): Uint8Array {
+  if (typeof siteKey === 'string') return checkLength(utf8Bytes(siteKey), 'characters');
+  if (siteKey instanceof Uint8Array) return checkLength(siteKey, 'bytes');
   throw new SiteKitError(
     'INVALID_SITE_KEY',
     `The site key must be a string or a Uint8Array, got ${typeof siteKey}.`,

@@ -1,68 +1,22 @@
 import type { KeyObject } from 'node:crypto';
-import { z } from 'zod';
 import { decryptWithKey, encryptWithKey } from '../crypto/aes.ts';
-import { isBase64 } from '../crypto/base64.ts';
-import { toAesKey, type SiteKeyInput } from '../crypto/site-key.ts';
-import { SiteKitError } from '../errors.ts';
-import { drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
-import { mustBe } from '../schemas/must-be.ts';
-import { describeIssues } from '../schemas/issues.ts';
+import { toAesKey } from '../crypto/aes-key.ts';
+import type { SiteKeyInput } from '../crypto/site-key.ts';
+import {
+  customDataParts,
+  customDataText,
+  parsedCustomData,
+  readCustomDataEnvelope,
+  type CustomDataOptions,
+  type ParsedCustomData,
+} from './custom-data-rules.ts';
 
-// DESIGN.md: custom data = base64(UTF-8 JSON {"drm_type","site_id","data"}), where
-// data = base64(aes256(JSON {user_id, cid, oid})). The envelope is readable without keys so that the
-// license service can find the site by site_id; only the site can read or forge the inner part.
-
-export interface CustomDataOptions {
-  siteId: string;
-  siteKey: SiteKeyInput;
-  drmType: DrmType;
-  userId: string;
-  cid: string;
-  oid?: string;
-}
-
-export interface CustomDataEnvelope {
-  drm_type: DrmType;
-  site_id: string;
-  data: string;
-}
-
-export interface ParsedCustomData {
-  drm_type: DrmType;
-  site_id: string;
-  user_id: string;
-  cid: string;
-  oid?: string;
-}
-
-const text = (what: string) =>
-  z.string({ error: mustBe(`a string (${what})`) }).min(1, `must not be empty (${what})`);
-
-const envelopeSchema = z.strictObject(
-  {
-    drm_type: drmTypeSchema,
-    site_id: text('the site ID'),
-    data: text('base64 of the encrypted user data').refine(isBase64, 'must be standard base64'),
-  },
-  { error: mustBe('a JSON object') },
-);
-
-const innerSchema = z.strictObject(
-  {
-    user_id: z.string({ error: mustBe('a string') }),
-    cid: text('the content ID'),
-    oid: z.string({ error: mustBe('a string') }).optional(),
-  },
-  { error: mustBe('a JSON object') },
-);
-
-const optionsSchema = z.object({
-  siteId: text('the site ID from the administration site'),
-  drmType: drmTypeSchema,
-  userId: z.string({ error: mustBe('a string') }),
-  cid: text('the content ID'),
-  oid: z.string({ error: mustBe('a string') }).optional(),
-});
+export {
+  readCustomDataEnvelope,
+  type CustomDataEnvelope,
+  type CustomDataOptions,
+  type ParsedCustomData,
+} from './custom-data-rules.ts';
 
 /** Builds the custom data string a player sends with its license request in gateway mode. */
 export function createCustomData(options: CustomDataOptions): string {
@@ -74,48 +28,8 @@ export function customDataWithKey(
   options: Omit<CustomDataOptions, 'siteKey'>,
   key: KeyObject,
 ): string {
-  const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) throw new SiteKitError('INVALID_INPUT', describeIssues(parsed.error, ''));
-  const { siteId, drmType, userId, cid, oid } = parsed.data;
-  const inner = JSON.stringify(
-    oid === undefined ? { user_id: userId, cid } : { user_id: userId, cid, oid },
-  );
-  const envelope = { drm_type: drmType, site_id: siteId, data: encryptWithKey(inner, key) };
-  return Buffer.from(JSON.stringify(envelope), 'utf8').toString('base64');
-}
-
-/** Reads the outer envelope without keys. Throws SiteKitError INVALID_CUSTOM_DATA. */
-export function readCustomDataEnvelope(value: string): CustomDataEnvelope {
-  if (typeof value !== 'string' || value.trim().length === 0) {
-    throw new SiteKitError(
-      'INVALID_CUSTOM_DATA',
-      'The custom data is empty: pass the string the site handed to the player.',
-    );
-  }
-  const trimmed = value.trim();
-  if (!isBase64(trimmed)) {
-    throw new SiteKitError(
-      'INVALID_CUSTOM_DATA',
-      'The custom data is not standard base64 (check for cut, URL-encoded or URL-safe text).',
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.from(trimmed, 'base64').toString('utf8'));
-  } catch {
-    throw new SiteKitError(
-      'INVALID_CUSTOM_DATA',
-      'The custom data is base64, but what it holds is not JSON: it must be base64 of {"drm_type","site_id","data"}.',
-    );
-  }
-  const parsed = envelopeSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new SiteKitError(
-      'INVALID_CUSTOM_DATA',
-      `The custom data breaks its format: ${describeIssues(parsed.error, 'custom_data')}.`,
-    );
-  }
-  return parsed.data;
+  const parts = customDataParts(options);
+  return customDataText(parts, encryptWithKey(parts.inner, key));
 }
 
 /** Full read with the site's key. Throws SiteKitError INVALID_CUSTOM_DATA or DECRYPT_FAILED. */
@@ -125,22 +39,5 @@ export function parseCustomData(
 ): ParsedCustomData {
   const key = toAesKey(options?.siteKey);
   const envelope = readCustomDataEnvelope(value);
-  let json: unknown;
-  const plaintext = decryptWithKey(envelope.data, key);
-  try {
-    json = JSON.parse(plaintext);
-  } catch {
-    throw new SiteKitError(
-      'INVALID_CUSTOM_DATA',
-      'The custom data decrypts, but not to JSON: the site key is probably not the one it was made with.',
-    );
-  }
-  const parsed = innerSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new SiteKitError(
-      'INVALID_CUSTOM_DATA',
-      `The custom data's user data breaks its format: ${describeIssues(parsed.error, 'custom_data.data')}.`,
-    );
-  }
-  return { drm_type: envelope.drm_type, site_id: envelope.site_id, ...parsed.data };
+  return parsedCustomData(envelope, decryptWithKey(envelope.data, key));
 }

@@ -1,5 +1,6 @@
-import { z } from 'zod';
-import { toAesKey, type SiteKeyInput } from '../crypto/site-key.ts';
+import * as z from 'zod';
+import type { AsyncCrypto } from '../crypto/async-crypto.ts';
+import type { SiteKeyInput } from '../crypto/site-key.ts';
 import type { CorsOptions } from '../http/cors.ts';
 import type { WebHandler } from '../http/web.ts';
 import {
@@ -9,7 +10,8 @@ import {
 } from '../http/site-endpoint.ts';
 import type { PlayerRequest } from '../http/site-request.ts';
 import { mustBe } from '../schemas/must-be.ts';
-import { customDataWithKey } from './custom-data.ts';
+import { customDataParts } from './custom-data-rules.ts';
+import { customDataWithCryptoKey } from './async-custom-data.ts';
 
 /** The site lets the user play in gateway mode: the custom data names the user and the order. */
 export interface CustomDataGrant {
@@ -40,16 +42,20 @@ const grantSchema = z.strictObject({
  * The endpoint that hands gateway-mode custom data to the player: the same protocol and authorize
  * shape as the token endpoint, answered by the custom data string as text/plain.
  */
-export function createCustomDataHandler(options: CustomDataHandlerOptions): WebHandler {
+export function createCustomDataHandlerWith<K>(
+  crypto: AsyncCrypto<K>,
+  options: CustomDataHandlerOptions,
+): WebHandler {
   const { siteId } = options;
-  const key = toAesKey(options?.siteKey);
+  const key = crypto.key(options?.siteKey);
   // Checks siteId once, when the handler is made, rather than on the first request.
-  customDataWithKey({ siteId, drmType: 'NCG', userId: '', cid: 'check' }, key);
+  customDataParts({ siteId, drmType: 'NCG', userId: '', cid: 'check' });
   return createSiteEndpoint<CustomDataGrant>({
     ...options,
     allowSchema: grantSchema,
     produce: (grant, asked) =>
-      customDataWithKey(
+      customDataWithCryptoKey(
+        crypto,
         {
           siteId,
           drmType: asked.drmType,

@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mustBe } from '../schemas/must-be.ts';
-import { isBase64 } from '../crypto/base64.ts';
+import { isBase64 } from '../encoding/base64.ts';
 import {
   externalKeySchema,
   lenientPlaybackPolicySchema,
@@ -114,8 +114,9 @@ const int = (min: number, max: number, meaning: string) =>
     .transform(Number)
     .refine((n) => n >= min && n <= max, `must be from ${min} to ${max} (${meaning})`);
 
+// Canonical base64 of 16 bytes is exactly 24 characters ending in "==".
 const b64bytes16 = str.refine(
-  (v) => isBase64(v) && Buffer.from(v, 'base64').length === 16,
+  (v) => v.length === 24 && v.endsWith('==') && isBase64(v),
   'must be base64 of 16 bytes',
 );
 

@@ -1,3 +1,5 @@
+import { bytesToBase64 } from '../encoding/base64.ts';
+import { hexToBytes } from '../encoding/hex.ts';
 import { formatTimestamp, parseTimestamp } from '../schemas/timestamp.ts';
 import { SUCCESS_CODE, type GatewayAnswer, type XmlGatewayAnswer } from './answer.ts';
 import { SECURITY_POLICY_DEFAULTS } from '../schemas/policy.ts';
@@ -129,5 +131,5 @@ function unexpressibleInXml(decision: Allow): string[] {
 }
 
 function hexToBase64(hex: string): string {
-  return Buffer.from(hex, 'hex').toString('base64');
+  return bytesToBase64(hexToBytes(hex));
 }

@@ -1,6 +1,5 @@
-import type { KeyObject } from 'node:crypto';
-import { encryptWithKey } from '../crypto/aes.ts';
-import { toAesKey, type SiteKeyInput } from '../crypto/site-key.ts';
+import type { AsyncCrypto } from '../crypto/async-crypto.ts';
+import type { SiteKeyInput } from '../crypto/site-key.ts';
 import { SiteKitError } from '../errors.ts';
 import { checkMaxBodyBytes } from '../http/body.ts';
 import { methodNotAllowed, payloadTooLarge, textAnswer, type Answer } from '../http/exchange.ts';
@@ -44,9 +43,12 @@ export interface GatewayHandlerOptions {
 const BAD_REQUEST_TEXT =
   'Bad request: the body must be data=<base64 of the AES-256 encrypted request>.';
 
-/** The site's gateway page: a web-standard handler the license service calls back. */
-export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler {
-  const key = toAesKey(options?.siteKey);
+/** The site's gateway page on the given crypto: a web-standard handler the license service calls back. */
+export function createGatewayHandlerWith<K>(
+  crypto: AsyncCrypto<K>,
+  options: GatewayHandlerOptions,
+): WebHandler {
+  const key = crypto.key(options?.siteKey);
   const { authorize } = options;
   if (typeof authorize !== 'function') {
     throw new SiteKitError('INVALID_INPUT', 'authorize: must be a function (request) => decision.');
@@ -61,12 +63,15 @@ export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler
     return textAnswer(400, BAD_REQUEST_TEXT);
   };
 
+  const encrypted = async (answer: GatewayAnswer): Promise<Answer> =>
+    textAnswer(200, await crypto.encrypt(serializeGatewayAnswer(answer), key));
+
   const failure = (
     kind: GatewayErrorKind,
     format: GatewayFormat,
     nonce: string | undefined,
     reason: string,
-  ): Answer => {
+  ): Promise<Answer> => {
     const code = codes[kind];
     emit({ type: 'error', kind, error_code: code, format, nonce, reason });
     const message = errorMessage(kind);
@@ -74,7 +79,7 @@ export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler
       format === 'json'
         ? { format, error_code: code, error_message: message, nonce: nonce ?? '' }
         : { format, ERROR: code, ERRMSG: message, NONCE: nonce ?? '' };
-    return encrypted(answer, key);
+    return encrypted(answer);
   };
 
   return toWebHandler(async (exchange) => {
@@ -90,7 +95,7 @@ export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler
     }
     const data = readDataParameter(body.text);
     if (data === undefined) return badRequest('the body has no data parameter');
-    const read = readGatewayRequest(data, key);
+    const read = await readGatewayRequest(crypto, data, key);
     if (!read.ok) {
       if (read.stage === 'unreadable') return badRequest(read.reason);
       return failure('INVALID_REQUEST', read.format, read.nonce, read.reason);
@@ -142,12 +147,8 @@ export function createGatewayHandler(options: GatewayHandlerOptions): WebHandler
       error_code: decision.allow ? '0000' : decision.error_code,
       ms: performance.now() - started,
     });
-    return encrypted(built.answer, key);
+    return encrypted(built.answer);
   });
-}
-
-function encrypted(answer: GatewayAnswer, key: KeyObject): Answer {
-  return textAnswer(200, encryptWithKey(serializeGatewayAnswer(answer), key));
 }
 
 // The class only: a message is the site's own text and may carry a secret or a user's data.

@@ -1,5 +1,5 @@
-import type { KeyObject } from 'node:crypto';
-import { openWithKey } from '../crypto/aes.ts';
+import type { AsyncCrypto } from '../crypto/async-crypto.ts';
+import type { Opened } from '../crypto/cbc-rules.ts';
 import { SiteKitError } from '../errors.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import {
@@ -24,14 +24,37 @@ export type ReadOutcome =
  * Decrypts the base64 `data` value and validates the JSON or XML request inside. A bad padding takes
  * the path of a bad plaintext: the text is parsed all the same, then one failure branch answers.
  */
-export function readGatewayRequest(data: string, key: KeyObject): ReadOutcome {
-  let opened: { text: string; intact: boolean };
+export async function readGatewayRequest<K>(
+  crypto: AsyncCrypto<K>,
+  data: string,
+  key: K,
+): Promise<ReadOutcome> {
+  let opened: Opened;
   try {
-    opened = openWithKey(data, key);
+    opened = await crypto.open(data, key);
   } catch (error) {
-    const reason = error instanceof SiteKitError ? error.message : 'decryption failed';
-    return { ok: false, stage: 'unreadable', reason };
+    return unopened(error);
   }
+  return readOpened(opened);
+}
+
+/** The same, synchronously, for a decryption that already happened (`open` may throw). */
+export function readGatewayRequestSync(open: () => Opened): ReadOutcome {
+  let opened: Opened;
+  try {
+    opened = open();
+  } catch (error) {
+    return unopened(error);
+  }
+  return readOpened(opened);
+}
+
+function unopened(error: unknown): ReadOutcome {
+  const reason = error instanceof SiteKitError ? error.message : 'decryption failed';
+  return { ok: false, stage: 'unreadable', reason };
+}
+
+function readOpened(opened: Opened): ReadOutcome {
   const outcome = readPlaintext(opened.text);
   if (opened.intact) return outcome;
   return {

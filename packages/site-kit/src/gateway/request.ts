@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mustBe } from '../schemas/must-be.ts';
 import { drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { buildXml } from './xml.ts';

@@ -2,34 +2,45 @@ import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 
 // Values stay strings ("0000" must not become 0) and keep their spaces; attributes are read and written
 // with an "@_" prefix. Entity expansion is bounded so that a crafted DOCTYPE cannot blow up memory.
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  maxNestedTags: 16,
-  processEntities: {
-    enabled: true,
-    maxEntityCount: 8,
-    maxEntitySize: 256,
-    maxTotalExpansions: 64,
-    maxExpandedLength: 4096,
-  },
-});
+// The parser and builder are made on first use: a JSON-only gateway never makes them, and importing
+// this module does nothing.
+let parser: XMLParser | undefined;
+let builder: XMLBuilder | undefined;
+
+function xmlParser(): XMLParser {
+  parser ??= new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: false,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    maxNestedTags: 16,
+    processEntities: {
+      enabled: true,
+      maxEntityCount: 8,
+      maxEntitySize: 256,
+      maxTotalExpansions: 64,
+      maxExpandedLength: 4096,
+    },
+  });
+  return parser;
+}
 
 // PC and PACKINFO carry only attributes and are written `<PC .../>` as the old specification shows;
 // other empty elements are written as a pair (`<OID></OID>`).
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  suppressEmptyNode: false,
-  unpairedTags: ['PC', 'PACKINFO'],
-  suppressUnpairedNode: false,
-  processEntities: true,
-});
+function xmlBuilder(): XMLBuilder {
+  builder ??= new XMLBuilder({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    suppressEmptyNode: false,
+    unpairedTags: ['PC', 'PACKINFO'],
+    suppressUnpairedNode: false,
+    processEntities: true,
+  });
+  return builder;
+}
 
 const DECLARATION = { '@_version': '1.0', '@_encoding': 'utf-8' };
 
@@ -39,7 +50,7 @@ export type XmlElement = Record<string, unknown>;
 export function parseXml(text: string): XmlElement | undefined {
   if (XMLValidator.validate(text) !== true) return undefined;
   try {
-    const doc: unknown = parser.parse(text);
+    const doc: unknown = xmlParser().parse(text);
     return doc !== null && typeof doc === 'object' ? (doc as XmlElement) : undefined;
   } catch {
     return undefined;
@@ -48,5 +59,5 @@ export function parseXml(text: string): XmlElement | undefined {
 
 /** `<?xml version="1.0" encoding="utf-8"?>` and one root element; text and attributes are escaped. */
 export function buildXml(root: string, body: XmlElement): string {
-  return builder.build({ '?xml': DECLARATION, [root]: body }) as string;
+  return xmlBuilder().build({ '?xml': DECLARATION, [root]: body }) as string;
 }

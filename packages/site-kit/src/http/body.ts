@@ -1,4 +1,5 @@
 import { SiteKitError } from '../errors.ts';
+import { utf8TextOrUndefined } from '../encoding/utf8.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
@@ -6,8 +7,6 @@ export type BodyResult =
   | { ok: true; text: string }
   | { ok: false; tooLarge: true }
   | { ok: false; tooLarge: false; reason: string };
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Reads a web request body as UTF-8 text, stopping as soon as it passes `maxBytes`: an oversized
@@ -39,12 +38,23 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
 
 /** Joins the chunks read and decodes them as strict UTF-8. */
 export function decodeBody(chunks: Uint8Array[]): BodyResult {
-  const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
-  try {
-    return { ok: true, text: utf8.decode(bytes) };
-  } catch {
+  const text = utf8TextOrUndefined(joinChunks(chunks));
+  if (text === undefined) {
     return { ok: false, tooLarge: false, reason: 'the request body is not UTF-8 text' };
   }
+  // A leading byte order mark is not part of the text (as TextDecoder's default reads it).
+  return { ok: true, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
+}
+
+function joinChunks(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const joined = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return joined;
 }
 
 /** Checks a `maxBodyBytes` option once, when a handler is created. */

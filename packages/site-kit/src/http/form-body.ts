@@ -1,4 +1,4 @@
-import { isBase64 } from '../crypto/base64.ts';
+import { isBase64 } from '../encoding/base64.ts';
 
 /**
  * The base64 `data` value of a gateway request body: `data=<url-encoded base64>` as the spec sends

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SiteKitError } from '../errors.ts';
 import type { DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
@@ -41,7 +41,7 @@ export interface SiteEndpointOptions<D extends { allow: true }> {
   /** zod schema of the allow decision. */
   allowSchema: z.ZodType<D>;
   /** Builds the answer text; a SiteKitError becomes a 400 with its message. */
-  produce: (decision: D, player: PlayerRequest) => string;
+  produce: (decision: D, player: PlayerRequest) => string | Promise<string>;
 }
 
 const refusalSchema = z.strictObject({
@@ -123,7 +123,7 @@ export function createSiteEndpoint<D extends { allow: true }>(
     }
     let text: string;
     try {
-      text = produce(decision, player.value);
+      text = await produce(decision, player.value);
     } catch (error) {
       if (!(error instanceof SiteKitError)) {
         emit({ type: 'error', status: 500, reason: `answer failed: ${firstLine(error)}` });

@@ -1,6 +1,6 @@
-import { z } from 'zod';
-import type { HashEncoding } from '../token/hash.ts';
-import { createTokenIssuer, type AnyTokenPolicy } from '../token/issuer.ts';
+import * as z from 'zod';
+import type { HashEncoding } from '../token/hash-input.ts';
+import type { AnyTokenPolicy, IssueOptions } from '../token/issue-rules.ts';
 import type { SiteCredentials } from '../token/keys.ts';
 import { mustBe } from '../schemas/must-be.ts';
 import type { ResponseFormat } from '../schemas/token.ts';
@@ -52,13 +52,21 @@ const grantSchema = z.strictObject({
   keyRotation: z.unknown().optional(),
 }) as unknown as z.ZodType<TokenGrant>;
 
+/** An issuer of either kind: what the token endpoint needs of it. */
+export interface IssuesTokens {
+  issue(options: IssueOptions): string | Promise<string>;
+}
+
 /**
  * The site's token endpoint: POST `{"cid","drm_type"}` with the user's cookies, answered by the
- * license token as text/plain. The issuer (and its keys) is made once, here.
+ * license token as text/plain. The issuer (and its keys) is made once, here, by `makeIssuer`.
  */
-export function createTokenHandler(options: TokenHandlerOptions): WebHandler {
+export function createTokenHandlerWith(
+  makeIssuer: (credentials: SiteCredentials) => IssuesTokens,
+  options: TokenHandlerOptions,
+): WebHandler {
   const { siteId, siteKey, accessKey, hashEncoding } = options;
-  const issuer = createTokenIssuer({ siteId, siteKey, accessKey, hashEncoding });
+  const issuer = makeIssuer({ siteId, siteKey, accessKey, hashEncoding });
   return createSiteEndpoint<TokenGrant>({
     ...options,
     allowSchema: grantSchema,

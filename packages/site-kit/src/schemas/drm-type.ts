@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mustBe } from './must-be.ts';
 
 export const DRM_TYPES = ['NCG', 'Widevine', 'PlayReady', 'FairPlay'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mustBe } from './must-be.ts';
 import { timestampSchema } from './timestamp.ts';
 import { flag, hex, obj, seconds } from './values.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { flag, obj, oneOf } from './values.ts';
 
 // The v2 security policy: one entry per track type, each with optional per-DRM objects. Member order

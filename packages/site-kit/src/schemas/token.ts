@@ -1,8 +1,9 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mustBe } from './must-be.ts';
-import { isBase64 } from '../crypto/base64.ts';
+import { isBase64 } from '../encoding/base64.ts';
 import { drmTypeSchema } from './drm-type.ts';
 import { timestampSchema } from './timestamp.ts';
+import { RESPONSE_FORMATS } from './response-format.ts';
 
 const text = (what: string) =>
   z.string({ error: mustBe(`a string (${what})`) }).min(1, `must not be empty (${what})`);
@@ -28,9 +29,7 @@ export const licenseTokenV1Schema = z.strictObject(
 );
 export type LicenseTokenV1 = z.infer<typeof licenseTokenV1Schema>;
 
-export const RESPONSE_FORMATS = ['original', 'json', 'custom'] as const;
-/** What the license service answers: the license itself, or JSON holding it (`custom` is deprecated). */
-export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+export { RESPONSE_FORMATS, type ResponseFormat } from './response-format.ts';
 
 /**
  * The v2 token JSON, members in the order a writer emits them. `response_format` and `key_rotation`

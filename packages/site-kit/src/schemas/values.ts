@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mustBe } from './must-be.ts';
 
 // Building blocks shared by the v1 and v2 policy schemas. Every refusal names what is allowed.

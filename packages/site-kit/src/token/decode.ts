@@ -1,4 +1,4 @@
-import { isBase64 } from '../crypto/base64.ts';
+import { base64ToText, isBase64 } from '../encoding/base64.ts';
 import { TokenError } from '../errors.ts';
 import { parseTolerant } from '../schemas/tolerant.ts';
 import {
@@ -58,7 +58,7 @@ function parseJson(token: string): Record<string, unknown> {
   }
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(trimmed, 'base64').toString('utf8'));
+    json = JSON.parse(base64ToText(trimmed));
   } catch {
     throw new TokenError(
       'MALFORMED_TOKEN',

@@ -1,28 +1,18 @@
 import { hash, timingSafeEqual } from 'node:crypto';
+import { hashInput, type HashedFields, type HashEncoding } from './hash-input.ts';
 
-/**
- * How the SHA-256 digest becomes the token's `hash`. The spec's worked example base64-encodes the
- * UPPERCASE hex text of the digest ('hex-text'); other public implementations encode the 32 raw
- * digest bytes ('raw-digest').
- */
-export type HashEncoding = 'hex-text' | 'raw-digest';
+export { HASH_ENCODINGS, type HashedFields, type HashEncoding } from './hash-input.ts';
 
-export const HASH_ENCODINGS: readonly HashEncoding[] = ['hex-text', 'raw-digest'];
-
-export interface HashedFields {
-  drm_type: string;
-  site_id: string;
-  user_id: string;
-  cid: string;
-  token: string;
-  timestamp: string;
-}
+// The 64 ASCII bytes of the hex text, written in place rather than into a new Buffer per token.
+let hexBytes: Buffer | undefined;
 
 /** hash = base64(sha256(access key + drm_type + site_id + user_id + cid + token + timestamp)), S as UTF-8. */
 export function tokenHash(accessKey: string, f: HashedFields, encoding: HashEncoding): string {
-  const s = accessKey + f.drm_type + f.site_id + f.user_id + f.cid + f.token + f.timestamp;
+  const s = hashInput(accessKey, f);
   if (encoding === 'raw-digest') return hash('sha256', s, 'base64');
-  return Buffer.from(hash('sha256', s, 'hex').toUpperCase(), 'latin1').toString('base64');
+  hexBytes ??= Buffer.alloc(64);
+  hexBytes.write(hash('sha256', s, 'hex').toUpperCase(), 0, 'latin1');
+  return hexBytes.toString('base64');
 }
 
 /** Constant-time comparison of two base64 hashes; unequal lengths compare a value with itself. */

@@ -1,10 +1,9 @@
-import type { KeyObject } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { mustBe } from '../schemas/must-be.ts';
-import { toAesKey, type SiteKeyInput } from '../crypto/site-key.ts';
+import type { SiteKeyInput } from '../crypto/site-key.ts';
 import { SiteKitError } from '../errors.ts';
 import { describeIssues } from '../schemas/issues.ts';
-import { HASH_ENCODINGS, type HashEncoding } from './hash.ts';
+import { HASH_ENCODINGS, type HashEncoding } from './hash-input.ts';
 
 export interface SiteCredentials {
   /** Site ID from the administration site. */
@@ -17,14 +16,15 @@ export interface SiteCredentials {
   hashEncoding?: HashEncoding;
 }
 
-export interface ValidatedCredentials {
+/** The credentials checked once, with the AES key in the form the crypto in use takes (`K`). */
+export interface ValidatedCredentials<K> {
   siteId: string;
-  aesKey: KeyObject;
+  aesKey: K;
   accessKey: string;
   hashEncoding: HashEncoding;
 }
 
-export const hashEncodingSchema = z.enum(HASH_ENCODINGS as [HashEncoding, ...HashEncoding[]], {
+const hashEncodingSchema = z.enum(HASH_ENCODINGS as [HashEncoding, ...HashEncoding[]], {
   error: mustBe('"hex-text" or "raw-digest"'),
 });
 
@@ -39,14 +39,21 @@ export function checkAccessKey(accessKey: unknown): string {
 }
 
 export function checkHashEncoding(value: unknown): HashEncoding {
-  const parsed = hashEncodingSchema.optional().safeParse(value);
+  if (value === undefined) return 'hex-text';
+  const parsed = hashEncodingSchema.safeParse(value);
   if (!parsed.success)
     throw new SiteKitError('INVALID_INPUT', describeIssues(parsed.error, 'hashEncoding'));
-  return parsed.data ?? 'hex-text';
+  return parsed.data;
 }
 
-/** Checks the site's credentials once, so that issuing and verifying reuse them without re-deriving. */
-export function validateCredentials(options: SiteCredentials): ValidatedCredentials {
+/**
+ * Checks the site's credentials once, so that issuing and verifying reuse them without re-deriving.
+ * `toKey` validates the site key and makes the key object of the crypto in use.
+ */
+export function validateCredentials<K>(
+  options: SiteCredentials,
+  toKey: (siteKey: SiteKeyInput) => K,
+): ValidatedCredentials<K> {
   if (typeof options.siteId !== 'string' || options.siteId.length === 0) {
     throw new SiteKitError(
       'INVALID_INPUT',
@@ -55,7 +62,7 @@ export function validateCredentials(options: SiteCredentials): ValidatedCredenti
   }
   return {
     siteId: options.siteId,
-    aesKey: toAesKey(options.siteKey),
+    aesKey: toKey(options.siteKey),
     accessKey: checkAccessKey(options.accessKey),
     hashEncoding: checkHashEncoding(options.hashEncoding),
   };

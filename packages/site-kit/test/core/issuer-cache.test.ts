@@ -6,7 +6,7 @@ import {
   verifyLicenseToken,
   type TokenPolicy,
 } from '../../src/index.ts';
-import { checkIssue, issueSchema } from '../../src/token/issuer.ts';
+import { checkIssue, issueSchema } from '../../src/token/issue-rules.ts';
 import { createTimestampText } from '../../src/token/timestamp-memo.ts';
 import { TUTO } from '../support/site.ts';
 

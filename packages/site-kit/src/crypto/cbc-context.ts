@@ -1,0 +1,87 @@
+import {
+  createCipheriv,
+  createDecipheriv,
+  type Cipheriv,
+  type Decipheriv,
+  type KeyObject,
+} from 'node:crypto';
+import { BLOCK } from './cbc-rules.ts';
+
+// Fixed by the spec for gateway messages and the token field alike: the ASCII of 0123456789abcdef.
+const IV: readonly number[] = [
+  0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66,
+];
+
+/**
+ * One AES-256-CBC context per key, used for every message instead of a new createCipheriv each time
+ * (which costs more than the encryption of a policy). It runs without padding and is never
+ * finalized, so it only chains: after a message its state is that message's last ciphertext block.
+ * Each message starts at the spec's IV by folding (IV xor state) into its first block, which is
+ * exactly what a fresh context would compute. The padding is added and checked here, in JS.
+ */
+interface Context {
+  cipher: Cipheriv;
+  decipher: Decipheriv;
+  /** The chaining block each direction is at: the IV, or the last ciphertext block it handled. */
+  encryptState: Uint8Array;
+  decryptState: Uint8Array;
+}
+
+const contexts = new WeakMap<KeyObject, Context>();
+
+function contextOf(key: KeyObject): Context {
+  let context = contexts.get(key);
+  if (context === undefined) {
+    const iv = Uint8Array.from(IV);
+    context = {
+      cipher: createCipheriv('aes-256-cbc', key, iv).setAutoPadding(false),
+      decipher: createDecipheriv('aes-256-cbc', key, iv).setAutoPadding(false),
+      encryptState: Uint8Array.from(IV),
+      decryptState: Uint8Array.from(IV),
+    };
+    contexts.set(key, context);
+  }
+  return context;
+}
+
+/** AES-256-CBC with the spec's IV and PKCS7 padding: the bytes createCipheriv + final would give. */
+export function cbcEncrypt(key: KeyObject, text: string): Buffer {
+  const length = Buffer.byteLength(text, 'utf8');
+  const pad = BLOCK - (length % BLOCK);
+  const input = Buffer.allocUnsafe(length + pad);
+  input.write(text, 0, 'utf8');
+  input.fill(pad, length);
+  const context = contextOf(key);
+  const state = context.encryptState;
+  for (let i = 0; i < BLOCK; i++)
+    input[i] = (input[i] as number) ^ (IV[i] as number) ^ (state[i] as number);
+  let out: Buffer;
+  try {
+    out = context.cipher.update(input);
+  } catch (error) {
+    contexts.delete(key);
+    throw error;
+  }
+  state.set(out.subarray(out.length - BLOCK));
+  return out;
+}
+
+/**
+ * AES-256-CBC decryption with the spec's IV, padding left in place (see `unpaddedLength`).
+ * `bytes` is a non-empty multiple of 16 bytes.
+ */
+export function cbcDecryptRaw(key: KeyObject, bytes: Uint8Array): Buffer {
+  const context = contextOf(key);
+  let out: Buffer;
+  try {
+    out = context.decipher.update(bytes);
+  } catch (error) {
+    contexts.delete(key);
+    throw error;
+  }
+  const state = context.decryptState;
+  for (let i = 0; i < BLOCK; i++)
+    out[i] = (out[i] as number) ^ (state[i] as number) ^ (IV[i] as number);
+  state.set(bytes.subarray(bytes.length - BLOCK));
+  return out;
+}

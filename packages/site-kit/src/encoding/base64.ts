@@ -1,0 +1,70 @@
+import { SiteKitError } from '../errors.ts';
+import { nodeBuffer } from './node-buffer.ts';
+import { utf8Bytes, utf8Text } from './utf8.ts';
+
+// Buffer.from(s, 'base64') silently skips characters it does not know and accepts missing padding;
+// a value that is not canonical base64 must be reported, not half-decoded.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+// Newer engines (workerd, Deno, Bun) have these; lib ES2023 does not declare them.
+interface Base64Engine {
+  fromBase64?: (value: string) => Uint8Array;
+}
+interface Base64Bytes {
+  toBase64?: () => string;
+}
+
+export function isBase64(value: string): boolean {
+  return BASE64.test(value);
+}
+
+/** Decodes standard, padded base64; `what` names the value in the error. */
+export function decodeBase64(value: string, what: string): Uint8Array {
+  if (!isBase64(value)) {
+    throw new SiteKitError(
+      'INVALID_BASE64',
+      `${what} is not valid base64 (standard alphabet A-Z a-z 0-9 + /, padded with = to a multiple of 4 characters).`,
+    );
+  }
+  return base64ToBytes(value);
+}
+
+/** The bytes of a value already checked by `isBase64`. */
+export function base64ToBytes(value: string): Uint8Array {
+  const buffer = nodeBuffer();
+  if (buffer !== undefined) return buffer.from(value, 'base64');
+  const native = (Uint8Array as Base64Engine).fromBase64;
+  if (native !== undefined) return native(value);
+  const binary = atob(value);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+export function bytesToBase64(bytes: Uint8Array): string {
+  const buffer = nodeBuffer();
+  if (buffer !== undefined) {
+    return buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  }
+  const native = (bytes as Base64Bytes).toBase64;
+  if (native !== undefined) return native.call(bytes);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+/** base64 of the UTF-8 bytes of a text. */
+export function textToBase64(text: string): string {
+  const buffer = nodeBuffer();
+  if (buffer !== undefined) return buffer.from(text, 'utf8').toString('base64');
+  return bytesToBase64(utf8Bytes(text));
+}
+
+/** The UTF-8 text of base64 already checked by `isBase64`; bad sequences become U+FFFD. */
+export function base64ToText(value: string): string {
+  const buffer = nodeBuffer();
+  if (buffer !== undefined) return buffer.from(value, 'base64').toString('utf8');
+  return utf8Text(base64ToBytes(value));
+}

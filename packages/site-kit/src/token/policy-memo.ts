@@ -1,0 +1,112 @@
+import type { CanonicalPolicy } from './issue-rules.ts';
+import { compileShape, copyData, matchesData, matchesShape, type Shape } from './shape.ts';
+
+/** The encrypted policy field of a token and whether the policy is v2. */
+export interface PolicyField {
+  field: string;
+  v2: boolean;
+}
+
+// Policy objects remembered by identity: a site issues with a handful of policy objects at most. A
+// ring of strong references costs nothing per fresh object, where a WeakMap entry for every object
+// issued with would burden every garbage collection.
+const OBJECT_LIMIT = 8;
+
+interface Seen {
+  object: object;
+  /** What the object held when its field was made: the parsed policy, or a copy of the object. */
+  data: object;
+  /** `data` compiled, once it has matched or been compared twice. */
+  shape: Shape | undefined;
+  field: PolicyField;
+}
+
+/**
+ * Remembers encrypted policy fields, so that a policy used again is neither checked, serialized nor
+ * encrypted again: by the policy object (a site that keeps its policy objects), by the content of the
+ * last policy (a site that builds the same policy object per request), and for policies from
+ * `preparePolicy`. The spec fixes the IV, so the same policy always encrypts to the same field.
+ *
+ * Nothing is trusted by identity: a policy is compared member by member with what the remembered one
+ * held when its field was made (parse(x) depends on x's members only, so equal members give the same
+ * field), and a policy changed in place is checked and encrypted anew.
+ */
+export class PolicyMemo {
+  private readonly seen: Seen[] = [];
+  private next = 0;
+  private latest: Seen | undefined;
+  private readonly prepared = new WeakMap<object, PolicyField>();
+  private none: PolicyField | undefined;
+
+  /** The field of a policy that holds what a remembered one held, or undefined. */
+  known(policy: unknown): PolicyField | undefined {
+    if (policy === undefined) return this.none;
+    if (typeof policy !== 'object' || policy === null) return undefined;
+    const ready = this.prepared.get(policy);
+    if (ready !== undefined) return ready;
+    const seen = this.entry(policy);
+    if (seen !== undefined) {
+      seen.shape ??= compileShape(seen.data);
+      return matchesShape(policy, seen.shape) ? seen.field : undefined;
+    }
+    const latest = this.latest;
+    if (latest === undefined) return undefined;
+    const same =
+      latest.shape === undefined
+        ? matchesData(policy, latest.data)
+        : matchesShape(policy, latest.shape);
+    if (!same) return undefined;
+    // Another object with the same content: from now on it is known by identity too.
+    latest.shape ??= compileShape(latest.data);
+    this.add({ ...latest, object: policy });
+    return latest.field;
+  }
+
+  /**
+   * What to check and encrypt for `policy`: the policy itself the first time; an object seen before
+   * (changed since, or not written in canonical form) as a plain copy, which then becomes its data.
+   * Checking the copy makes the field and the data compared later come from the same reads.
+   */
+  source(policy: unknown): unknown {
+    if (typeof policy !== 'object' || policy === null || !this.entry(policy)) return policy;
+    return copyData(policy) ?? policy;
+  }
+
+  /** Records the field made from `source` (see `source`) for `policy`. */
+  remember(policy: unknown, source: unknown, canonical: CanonicalPolicy, field: PolicyField): void {
+    if (policy === undefined) {
+      this.none = field;
+      return;
+    }
+    if (typeof policy !== 'object' || policy === null) return;
+    // The parsed policy holds exactly what the parse read, and is the data of a policy written in
+    // canonical form; a copy is the data of any other.
+    const data = (source === policy ? canonical.parsed : source) as object;
+    this.add({ object: policy, data, shape: undefined, field });
+  }
+
+  /** Records the field of a policy made by `preparePolicy` (frozen, so never compared). */
+  prepare(frozen: object, field: PolicyField): void {
+    this.prepared.set(frozen, field);
+  }
+
+  private add(seen: Seen): void {
+    this.latest = seen;
+    for (let i = 0; i < this.seen.length; i++) {
+      if (this.seen[i]?.object === seen.object) {
+        this.seen[i] = seen;
+        return;
+      }
+    }
+    this.seen[this.next] = seen;
+    this.next = (this.next + 1) % OBJECT_LIMIT;
+  }
+
+  private entry(policy: object): Seen | undefined {
+    for (let i = 0; i < this.seen.length; i++) {
+      const seen = this.seen[i] as Seen;
+      if (seen.object === policy) return seen;
+    }
+    return undefined;
+  }
+}

@@ -7,9 +7,11 @@ import { ERROR_CODES, parseConfig } from '../src/index.ts';
 
 const pkg = join(import.meta.dirname, '..');
 const readme = readFileSync(join(pkg, 'README.md'), 'utf8');
-const block = (lang: string) => {
-  const match = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(readme);
-  if (!match?.[1]) throw new Error(`README has no ${lang} block`);
+const block = (lang: string, example?: string) => {
+  const from = example === undefined ? readme : readme.split(`<!-- example: ${example} -->`)[1];
+  const match = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(from ?? '');
+  if (!match?.[1])
+    throw new Error(`README has no ${lang} block${example ? ` for ${example}` : ''}`);
   return match[1];
 };
 // Inside the package, so that '@multidrm/emulator' (self-reference) and site-kit resolve.
@@ -27,7 +29,7 @@ describe('README', () => {
     { timeout: 30_000 },
     async () => {
       const file = join(dir, 'example.ts');
-      writeFileSync(file, block('ts'));
+      writeFileSync(file, block('ts', 'server'));
       const { stdout } = await promisify(execFile)(process.execPath, [file], { timeout: 20_000 });
       expect(stdout).toContain('license-issued');
       expect(stdout).toContain("k: '_-7dzLuqmYh3ZlVEMyIRAA'");
@@ -35,6 +37,20 @@ describe('README', () => {
       expect(stdout).toMatch(
         /^200 \{\n? *errorCode: '7011',\n? *message: 'Token expired',\n? *reason: 'TOKEN_EXPIRED'/m,
       );
+    },
+  );
+
+  it(
+    'has an msw kit example that runs: a license, then 7011 from a fault once, then a license again',
+    { timeout: 30_000 },
+    async () => {
+      const file = join(dir, 'msw-example.ts');
+      writeFileSync(file, block('ts', 'msw'));
+      const { stdout } = await promisify(execFile)(process.execPath, [file], { timeout: 20_000 });
+      const licenses = stdout.split("k: '_-7dzLuqmYh3ZlVEMyIRAA'").length - 1;
+      expect(licenses).toBe(2);
+      expect(stdout).toMatch(/errorCode: '7011',\n? *message: 'Token expired'/);
+      expect(stdout.indexOf("errorCode: '7011'")).toBeGreaterThan(stdout.indexOf('_-7dzLuq'));
     },
   );
 

@@ -71,7 +71,12 @@ export const faultSchema = z.discriminatedUnion(
       }),
     }),
   ],
-  { error: `must be an object whose "fault" is one of ${FAULT_NAMES.join(', ')}` },
+  {
+    error: (issue) =>
+      issue.input !== null && typeof issue.input === 'object'
+        ? `must be one of ${FAULT_NAMES.join(', ')}`
+        : `must be an object {"fault": <one of ${FAULT_NAMES.join(', ')}>, ...}`,
+  },
 );
 
 /** A fault as written in a config file or a test. */

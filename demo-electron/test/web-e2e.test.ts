@@ -149,7 +149,8 @@ describe('pnpm demo:web', () => {
     const error = await waitForError(page);
     expect(error.code).toBe('TOKEN_FETCH_FAILED');
     expect(error.text).toContain('HTTP 403');
-    expect(await timelineSteps(page)).toContain('token-failed');
+    // One refusal, one row: the prefetch's refusal is the answer, not asked for a second time.
+    expect((await timelineSteps(page)).filter((s) => s === 'token-failed')).toHaveLength(1);
   });
 
   test('an expire_date in the past is refused with 8711 (playback period over)', async () => {
@@ -179,6 +180,23 @@ describe('pnpm demo:web', () => {
     expect(error.code).toBe('INVALID_POLICY');
     expect(error.text).toContain('limit');
     expect(await timelineSteps(page)).toEqual(['play']);
+  });
+
+  test('the faults menu: "token expired, once" is refused with 7011, the player takes a fresh token and it plays', async () => {
+    await choose(page, { mode: 'token', fault: 'token-expired' });
+    expect(await waitForPlayback(page, 1)).toBeGreaterThan(1);
+    const steps = await timelineSteps(page);
+    expect(steps).toContain('fault-injected');
+    expect(steps).toContain('license-denied');
+    expect(steps.lastIndexOf('license-issued')).toBeGreaterThan(steps.indexOf('license-denied'));
+  });
+
+  test('the faults menu: "wrong hash" shows the service\'s 7019 in the error panel', async () => {
+    await choose(page, { mode: 'token', fault: 'wrong-hash' });
+    const error = await waitForError(page);
+    expect(error.code).toBe('7019');
+    expect(error.text).toContain('Injected fault');
+    expect(await timelineSteps(page)).toContain('fault-injected');
   });
 
   test('the page ran without script errors or CSP violations', () => {

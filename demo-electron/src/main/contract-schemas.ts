@@ -1,3 +1,4 @@
+import { faultSchema } from '@multidrm/emulator';
 import { describeIssues, timestampSchema } from '@multidrm/site-kit';
 import { z } from 'zod';
 import {
@@ -51,6 +52,7 @@ const playRequestSchema = z.strictObject({
     .min(1, 'must not be empty')
     .max(200, 'must be at most 200 characters'),
   policy: policySchema,
+  fault: faultSchema.optional(),
 }) satisfies z.ZodType<PlayRequest>;
 
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -97,6 +99,7 @@ const FIELD_LABELS: Record<string, string> = {
   'policy.hdcp': 'HDCP',
   'policy.securityLevel': 'Security level',
   'policy.externalKey': 'External key',
+  fault: 'Fault',
   enabled: 'Use the real service',
   licenseUrl: 'License server URL',
   siteId: 'Site ID',
@@ -121,7 +124,9 @@ export function parseArguments<K extends DemoCall>(call: K, args: unknown): Pars
 
 function describeField(call: DemoCall, issue: z.core.$ZodIssue): string {
   const [position, ...field] = issue.path.map(String);
-  const label = position === '0' ? FIELD_LABELS[field.join('.')] : undefined;
+  // A fault is one field of the page (its menu), whatever member of it is wrong.
+  const key = field[0] === 'fault' ? 'fault' : field.join('.');
+  const label = position === '0' ? FIELD_LABELS[key] : undefined;
   if (label !== undefined) return `${label}: ${issue.message}`;
   // Not a field of the page (a script called the API by hand): name the contract's path.
   return `${call}: ${describeIssues(new z.ZodError([issue]), 'arguments')}`;

@@ -5,6 +5,7 @@ import type {
   RealServiceInput,
   TimeRule,
 } from '../shared/contract.ts';
+import { FAULT_MENU } from '../shared/faults.ts';
 
 const byId = <T extends HTMLElement>(id: string): T => {
   const element = document.getElementById(id);
@@ -32,12 +33,15 @@ export function readPlayRequest(): PlayRequest {
   };
   if (timeRule === 'duration') policy.durationSeconds = Number(value('duration'));
   if (timeRule === 'expire_date') policy.expireDate = value('expire').trim();
-  return {
+  const request: PlayRequest = {
     mode: value('mode') as Mode,
     userId: value('user').trim(),
     cid: value('content'),
     policy,
   };
+  const fault = FAULT_MENU[value('fault') as keyof typeof FAULT_MENU];
+  if (fault !== undefined) request.fault = fault.fault;
+  return request;
 }
 
 export function readRealService(): RealServiceInput {

@@ -72,6 +72,16 @@ export function emulatorStep(event: FlowEvent): Step {
         detail: describePolicy(event.policy),
         status: 'ok',
       };
+    case 'fault-injected':
+      return {
+        ...base,
+        key: 'fault-injected',
+        what: `Emulator injected the fault ${event.fault} (the faults menu)`,
+        detail: Object.entries(event.parameters)
+          .map(([name, value]) => `${name} ${String(value)}`)
+          .join(' · '),
+        status: 'info',
+      };
     case 'license-denied':
       return {
         ...base,

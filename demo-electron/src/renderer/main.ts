@@ -1,5 +1,6 @@
 import type { FlowEvent } from '@multidrm/emulator';
 import type { DemoError, PlayPlan, Setup } from '../shared/contract.ts';
+import { FAULT_MENU } from '../shared/faults.ts';
 import { demoApi } from './api-client.ts';
 import { byId, readPlayRequest, readRealService, syncTimeRule } from './controls.ts';
 import { describeFailure } from './error-help.ts';
@@ -14,6 +15,7 @@ const FLOW_EVENTS: FlowEvent['type'][] = [
   'callback-answered',
   'license-issued',
   'license-denied',
+  'fault-injected',
 ];
 const MODE_NOTES = {
   token: 'The site signs a license token; the license service checks it alone.',
@@ -92,6 +94,10 @@ function fill(setup: Setup): void {
   };
   content.addEventListener('change', note);
   note();
+  byId<HTMLSelectElement>('fault').replaceChildren(
+    new Option('none', ''),
+    ...Object.entries(FAULT_MENU).map(([name, entry]) => new Option(entry.label, name)),
+  );
   const real = setup.realService;
   byId<HTMLInputElement>('real-enabled').checked = real.enabled;
   byId<HTMLInputElement>('real-url').value = real.licenseUrl;

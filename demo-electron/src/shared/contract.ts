@@ -3,6 +3,7 @@
  * preload exposes these functions by name); in `pnpm demo:web` over `POST /api/<call>` of the stack.
  * Every call answers a `Result`; nothing here ever carries a site key, access key or content key.
  */
+import type { FaultInput } from '@multidrm/emulator';
 
 export const MODES = ['token', 'gateway-json', 'gateway-xml'] as const;
 export type Mode = (typeof MODES)[number];
@@ -32,6 +33,8 @@ export interface PlayRequest {
   userId: string;
   cid: string;
   policy: PolicyInput;
+  /** A fault of the emulator's vocabulary to inject for this play (the faults menu); none if absent. */
+  fault?: FaultInput;
 }
 
 /** Everything the renderer needs to play: URLs and names only. */

@@ -11,6 +11,8 @@ export interface PlayChoice {
   timeRule?: 'none' | 'duration' | 'expire_date';
   expireDate?: string;
   externalKey?: boolean;
+  /** A fault of the faults menu by its name; none by default. */
+  fault?: string;
 }
 
 /** Fills the page's controls through the stable hooks and presses Play. */
@@ -23,6 +25,7 @@ export async function choose(page: Page, choice: PlayChoice): Promise<void> {
   if (choice.expireDate !== undefined)
     await page.fill('[data-testid=expire-date]', choice.expireDate);
   await page.setChecked('[data-testid=external-key]', choice.externalKey ?? false);
+  await page.selectOption('[data-testid=fault]', choice.fault ?? '');
   await page.click('[data-testid=play]');
 }
 

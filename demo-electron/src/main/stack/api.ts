@@ -1,3 +1,4 @@
+import type { FaultPlan } from '@multidrm/emulator';
 import type {
   ContentEntry,
   DemoApi,
@@ -25,6 +26,8 @@ export interface DemoApiContext {
   header: string;
   session: SiteSession;
   realService: RealServiceStore;
+  /** The emulator's faults: the page's faults menu sets them for each play. */
+  faults: FaultPlan;
 }
 
 const ok = <T>(value: T): Result<T> => ({ ok: true, value });
@@ -76,7 +79,17 @@ export function createDemoApi(ctx: DemoApiContext): DemoApi {
             fix: 'Use token mode with the real service, or turn the real service off.',
           });
         }
+        if (request.fault !== undefined) {
+          return fail({
+            code: 'FAULTS_ARE_THE_EMULATORS',
+            message:
+              'Faults are injected by the local emulator; the real service answers for itself.',
+            fix: 'Set the fault to "none", or turn the real service off.',
+          });
+        }
       }
+      // Each play starts with the fault the menu shows, and only that one.
+      ctx.faults.set(request.fault === undefined ? [] : [request.fault]);
 
       ctx.session.userId = request.userId;
       ctx.session.policy = built.policy;

@@ -126,6 +126,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       header: DEFAULT_HEADER,
       session,
       realService,
+      faults: emulator.faults,
     });
     page = createStaticHandler(options.rendererDir, { index: 'index.html' });
     // Electron's renderer talks over IPC; the HTTP API exists in the web mode only.

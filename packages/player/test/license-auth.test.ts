@@ -295,6 +295,23 @@ describe('prefetch', () => {
     expect(requested).toEqual([{ cid: 'movie-1', drmType: 'PlayReady', kind: 'token' }]);
   });
 
+  test('a prefetch the site refused is the answer for the next license request: no second fetch, one tokenFailed', async () => {
+    const refuse = () => HttpResponse.json({ error: 'not entitled' }, cors({ status: 403 }));
+    const { player, handle } = setup({ retry: { maxAttempts: 1 } }, { token: refuse });
+    const failed = record(handle, 'tokenFailed');
+    await expect(handle.prefetch({ keySystem: 'com.widevine.alpha' })).rejects.toBeInstanceOf(
+      TokenFetchError,
+    );
+    const error = await rejection(requestLicense(player));
+    expect(filterError(error)).toBeInstanceOf(TokenFetchError);
+    expect(h.seen.token).toHaveLength(1);
+    expect(failed).toHaveLength(1);
+    expect(h.seen.license).toHaveLength(0);
+    // Consumed once: the player's own retry of the request asks the site again.
+    await rejection(requestLicense(player));
+    expect(h.seen.token).toHaveLength(2);
+  });
+
   test('prefetch without a known key system does nothing', async () => {
     const { handle } = setup();
     expect(await handle.prefetch()).toBe(false);

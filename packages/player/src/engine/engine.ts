@@ -115,6 +115,12 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       }
     });
 
+  // A prefetch that failed before any license request asked is the answer for the next one: asking
+  // the site again at once would repeat its refusal (and report it twice). Consumed once, so a
+  // player's own retry of that request does ask again.
+  const prefetchFailures = new Map<string, unknown>();
+  let requestsStarted = 0;
+
   const { licenseServer } = opts;
   const servers =
     typeof licenseServer === 'string'
@@ -135,7 +141,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     async prefetch(keySystem, cid) {
       const drmType = keySystem && drmTypeFor(keySystem, opts.drmTypes);
       if (!cid || !drmType) return false;
-      await getToken(cid, drmType);
+      const before = requestsStarted;
+      try {
+        await getToken(cid, drmType);
+      } catch (error) {
+        if (requestsStarted === before) prefetchFailures.set(keyOf(cid, drmType), error);
+        throw error;
+      }
       return true;
     },
     begin: (keySystem, drmType, cid) => ({
@@ -149,6 +161,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     }),
     async authorize(x, headers, attempt, licenseRequestType) {
       const startedAt = opts.now();
+      requestsStarted++;
+      const key = keyOf(x.cid, x.drmType);
+      const failed = prefetchFailures.get(key);
+      if (failed !== undefined) {
+        prefetchFailures.delete(key);
+        throw failed;
+      }
       if (x.renewToken) {
         invalidate(x);
         x.renewToken = false;
@@ -210,6 +229,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       (status === 401 || status === 403 || opts.freshTokenCodes.includes(body?.errorCode ?? '')),
     abortAll: (reason) => cache.abortAll(reason),
     destroy() {
+      prefetchFailures.clear();
       cache.destroy();
       emitter.clear();
     },

@@ -51,11 +51,15 @@ function overHttp(started: Started, vectors: () => Promise<VectorReport>): Serve
 }
 
 async function printedVectors(command: string, args: string[]): Promise<VectorReport> {
-  const { stdout } = await run(command, [...args, printVectors], { cwd: root, maxBuffer: 1 << 22 });
+  const { stdout } = await run(command, [...args, printVectors], {
+    cwd: root,
+    env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' },
+    maxBuffer: 1 << 22,
+  });
   return JSON.parse(stdout) as VectorReport;
 }
 
-const env = { ...SITE, PORT: '0' };
+const env = { ...SITE, PORT: '0', DENO_NO_UPDATE_CHECK: '1' };
 
 export const TARGETS: Record<string, () => Promise<Server>> = {
   'Node (node:http)': async () =>

@@ -45,11 +45,15 @@ function contextOf(key: KeyObject): Context {
 }
 
 /** AES-256-CBC with the spec's IV and PKCS7 padding: the bytes createCipheriv + final would give. */
+// The padded plaintext is written here rather than into a new Buffer per message: update() reads it
+// into its own output and keeps nothing. A UTF-16 unit is at most 3 UTF-8 bytes.
+let scratch = Buffer.alloc(0);
+
 export function cbcEncrypt(key: KeyObject, text: string): Buffer {
-  const length = Buffer.byteLength(text, 'utf8');
+  if (scratch.length < text.length * 3 + BLOCK) scratch = Buffer.alloc(text.length * 3 + BLOCK);
+  const length = scratch.write(text, 0, 'utf8');
   const pad = BLOCK - (length % BLOCK);
-  const input = Buffer.allocUnsafe(length + pad);
-  input.write(text, 0, 'utf8');
+  const input = scratch.subarray(0, length + pad);
   input.fill(pad, length);
   const context = contextOf(key);
   const state = context.encryptState;
@@ -61,6 +65,9 @@ export function cbcEncrypt(key: KeyObject, text: string): Buffer {
   } catch (error) {
     contexts.delete(key);
     throw error;
+  } finally {
+    // A policy can carry content keys: the plaintext is not left in the scratch buffer.
+    input.fill(0);
   }
   state.set(out.subarray(out.length - BLOCK));
   return out;

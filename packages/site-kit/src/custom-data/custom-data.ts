@@ -1,4 +1,3 @@
-import type { KeyObject } from 'node:crypto';
 import { decryptWithKey, encryptWithKey } from '../crypto/aes.ts';
 import { toAesKey } from '../crypto/aes-key.ts';
 import type { SiteKeyInput } from '../crypto/site-key.ts';
@@ -20,14 +19,7 @@ export {
 
 /** Builds the custom data string a player sends with its license request in gateway mode. */
 export function createCustomData(options: CustomDataOptions): string {
-  return customDataWithKey(options, toAesKey(options?.siteKey));
-}
-
-/** `createCustomData` with a key already checked by `toAesKey`. */
-export function customDataWithKey(
-  options: Omit<CustomDataOptions, 'siteKey'>,
-  key: KeyObject,
-): string {
+  const key = toAesKey(options?.siteKey);
   const parts = customDataParts(options);
   return customDataText(parts, encryptWithKey(parts.inner, key));
 }

@@ -32,9 +32,9 @@ export function createAsyncTokenIssuer<K>(
   const siteIdJson = JSON.stringify(site.siteId);
 
   async function policyField(policy: unknown): Promise<PolicyField> {
-    const known = memo.known(policy);
-    if (known !== undefined) return known;
-    const source = memo.source(policy);
+    const found = memo.lookup(policy);
+    if ('field' in found) return found.field;
+    const { source } = found;
     const canonical = canonicalPolicy(source);
     const field = { field: await crypto.encrypt(canonical.data, site.aesKey), v2: canonical.v2 };
     memo.remember(policy, source, canonical, field);

@@ -19,8 +19,6 @@ import { validateCredentials, type SiteCredentials } from './keys.ts';
 
 export {
   NO_USER_ID,
-  checkIssue,
-  issueSchema,
   type AnyTokenPolicy,
   type IssueOptions,
   type PreparedPolicy,
@@ -47,9 +45,9 @@ export function createTokenIssuer(options: SiteCredentials): TokenIssuer {
   let bytes = Buffer.alloc(0);
 
   function policyField(policy: unknown): PolicyField {
-    const known = memo.known(policy);
-    if (known !== undefined) return known;
-    const source = memo.source(policy);
+    const found = memo.lookup(policy);
+    if ('field' in found) return found.field;
+    const { source } = found;
     const canonical = canonicalPolicy(source);
     const field = { field: encryptWithKey(canonical.data, site.aesKey), v2: canonical.v2 };
     memo.remember(policy, source, canonical, field);

@@ -38,41 +38,38 @@ export class PolicyMemo {
   private readonly prepared = new WeakMap<object, PolicyField>();
   private none: PolicyField | undefined;
 
-  /** The field of a policy that holds what a remembered one held, or undefined. */
-  known(policy: unknown): PolicyField | undefined {
-    if (policy === undefined) return this.none;
-    if (typeof policy !== 'object' || policy === null) return undefined;
+  /**
+   * The field of a policy that holds what a remembered one held; otherwise what to check and encrypt
+   * for it: the policy itself the first time, or, for an object seen before (changed since, or not
+   * written in canonical form), a plain copy, which then becomes its data. Checking the copy makes
+   * the field and the data compared later come from the same reads.
+   */
+  lookup(policy: unknown): { field: PolicyField } | { source: unknown } {
+    if (policy === undefined)
+      return this.none === undefined ? { source: policy } : { field: this.none };
+    if (typeof policy !== 'object' || policy === null) return { source: policy };
     const ready = this.prepared.get(policy);
-    if (ready !== undefined) return ready;
+    if (ready !== undefined) return { field: ready };
     const seen = this.entry(policy);
     if (seen !== undefined) {
       seen.shape ??= compileShape(seen.data);
-      return matchesShape(policy, seen.shape) ? seen.field : undefined;
+      if (matchesShape(policy, seen.shape)) return { field: seen.field };
+      return { source: copyData(policy) ?? policy };
     }
     const latest = this.latest;
-    if (latest === undefined) return undefined;
+    if (latest === undefined) return { source: policy };
     const same =
       latest.shape === undefined
         ? matchesData(policy, latest.data)
         : matchesShape(policy, latest.shape);
-    if (!same) return undefined;
+    if (!same) return { source: policy };
     // Another object with the same content: from now on it is known by identity too.
     latest.shape ??= compileShape(latest.data);
     this.add({ ...latest, object: policy });
-    return latest.field;
+    return { field: latest.field };
   }
 
-  /**
-   * What to check and encrypt for `policy`: the policy itself the first time; an object seen before
-   * (changed since, or not written in canonical form) as a plain copy, which then becomes its data.
-   * Checking the copy makes the field and the data compared later come from the same reads.
-   */
-  source(policy: unknown): unknown {
-    if (typeof policy !== 'object' || policy === null || !this.entry(policy)) return policy;
-    return copyData(policy) ?? policy;
-  }
-
-  /** Records the field made from `source` (see `source`) for `policy`. */
+  /** Records the field made from `source` (see `lookup`) for `policy`. */
   remember(policy: unknown, source: unknown, canonical: CanonicalPolicy, field: PolicyField): void {
     if (policy === undefined) {
       this.none = field;
@@ -103,6 +100,7 @@ export class PolicyMemo {
   }
 
   private entry(policy: object): Seen | undefined {
+    if (this.latest?.object === policy) return this.latest;
     for (let i = 0; i < this.seen.length; i++) {
       const seen = this.seen[i] as Seen;
       if (seen.object === policy) return seen;

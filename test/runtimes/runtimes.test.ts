@@ -12,7 +12,8 @@ import {
 import { vectors } from '../support/vectors.ts';
 import { vectorsV2 } from '../support/vectors-v2.ts';
 import { SITE, TARGETS, type Answer, type Server } from './targets.ts';
-import { wranglerConfig } from './workerd.ts';
+import { bundleWorker } from '../../packages/site-kit/bench/bundle.ts';
+import { workerdCompatibilityDate, wranglerConfig } from './workerd.ts';
 
 // One table, every runtime: the site of examples/ (token endpoint and gateway) with real encrypted
 // bodies, served by Node, a Lambda handler, Bun, Deno and workerd. Each runtime is started once.
@@ -180,5 +181,14 @@ describe('the Workers example', () => {
     const config = wranglerConfig();
     expect(config.flags).not.toContain('nodejs_compat');
     expect(config.compatibilityDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(config.compatibilityDate <= workerdCompatibilityDate).toBe(true);
+  });
+
+  it('fails to bundle, naming the function, when a Worker imports a synchronous function', async () => {
+    const worker = `import { createTokenIssuer } from '@multidrm/site-kit/token';
+export default { fetch: () => new Response(createTokenIssuer({}).issue({ cid: 'm' })) };`;
+    await expect(bundleWorker({ code: worker })).rejects.toThrow(
+      /"createTokenIssuer" is not exported by "packages\/site-kit\/src\/web\/token\.ts"/,
+    );
   });
 });

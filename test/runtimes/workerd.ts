@@ -11,6 +11,10 @@ import { freePort, startOnPort, type Started } from './processes.ts';
 const root = join(import.meta.dirname, '../..');
 const require = createRequire(join(root, 'test/package.json'));
 
+/** The newest compatibility date the installed workerd supports. */
+export const workerdCompatibilityDate = (require('workerd') as { compatibilityDate: string })
+  .compatibilityDate;
+
 /** The wrangler.toml of the Workers example, read for what the config needs. */
 export function wranglerConfig(): {
   compatibilityDate: string;

@@ -65,7 +65,12 @@ const site :Workerd.Worker = (
 `,
   );
   const binary = (require('workerd') as { default: string }).default;
-  const started = await startOnPort(binary, ['serve', join(dir, 'config.capnp')], port);
+  const started = await startOnPort(binary, ['serve', join(dir, 'config.capnp')], port).catch(
+    (error: unknown) => {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    },
+  );
   return {
     url: started.url,
     stop: async () => {

@@ -7,7 +7,6 @@ import { siteKeyBytes, type SiteKeyInput } from './site-key.ts';
 // browsers). Same algorithm, same bytes: AES-256-CBC, the spec's IV, PKCS7.
 
 const IV_TEXT = '0123456789abcdef';
-const FULL_PAD_BLOCK = 16;
 
 /** Web Crypto's key type, named without depending on which lib declares it. */
 type CryptoKeyObject = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
@@ -62,8 +61,8 @@ export async function webEncrypt(text: string, key: WebAesKey): Promise<string> 
 export async function webOpen(ciphertext: string, key: WebAesKey): Promise<Opened> {
   const bytes = checkBlocks(decodeBase64(ciphertext, 'The ciphertext'));
   const cryptoKey = await cryptoKeyOf(key);
-  const last = bytes.slice(bytes.length - BLOCK);
-  const fullPad = new Uint8Array(BLOCK).fill(FULL_PAD_BLOCK);
+  const last = bytes.subarray(bytes.length - BLOCK);
+  const fullPad = new Uint8Array(BLOCK).fill(BLOCK);
   const tail = await crypto.subtle.encrypt({ name: 'AES-CBC', iv: last }, cryptoKey, fullPad);
   const extended = new Uint8Array(bytes.length + BLOCK);
   extended.set(bytes);

@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type FlowEvent, type RunningEmulator } from '@multidrm/emulator';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { findChromium, launchChromium, type LaunchedChromium } from '../support/chromium.ts';
+import { buildTestPage } from '../support/page-build.ts';
 import { decodePng, type RgbImage } from '../support/png.ts';
 import { SAMPLE, SIGNED_IN_USER, SITE, startSite, type RunningSite } from '../support/site.ts';
 import { startStaticServer, type StaticServer } from '../support/static-server.ts';
@@ -56,34 +53,6 @@ export interface AdapterSession {
 // Page functions run in the browser, where globalThis is the window holding the harness.
 type PageWindow = { adapters: AdapterHarness; document: { title: string } };
 
-/** The test page with vite into a fresh directory: the four players and their adapters. */
-async function buildPage(): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'multidrm-e2e-adapters-page-'));
-  const remove = () => rm(dir, { recursive: true, force: true });
-  try {
-    await build({
-      root: PAGE_DIR,
-      configFile: false,
-      logLevel: 'error',
-      base: './',
-      build: {
-        outDir: dir,
-        emptyOutDir: true,
-        target: 'es2022',
-        minify: false,
-        sourcemap: false,
-        reportCompressedSize: false,
-        // The players' own builds are large single files by design.
-        chunkSizeWarningLimit: 8192,
-      },
-    });
-  } catch (error) {
-    await remove();
-    throw error;
-  }
-  return { dir, remove };
-}
-
 export async function openAdapterSession(): Promise<AdapterSession> {
   // Before anything is started: a missing browser fails with its own message, at once.
   findChromium();
@@ -93,7 +62,7 @@ export async function openAdapterSession(): Promise<AdapterSession> {
   };
   try {
     // The page build and the browser launch overlap; whichever came up is closed on a failure.
-    const [built, launched] = await Promise.allSettled([buildPage(), launchChromium()]);
+    const [built, launched] = await Promise.allSettled([buildTestPage(PAGE_DIR), launchChromium()]);
     if (built.status === 'fulfilled') closers.push(built.value.remove);
     if (launched.status === 'fulfilled') closers.push(launched.value.close);
     if (built.status === 'rejected') throw built.reason;

@@ -1,11 +1,10 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { e2eSkipped, findChromium, launchChromium, SKIP_NOTICE } from '../support/chromium.ts';
+import { buildTestPage } from '../support/page-build.ts';
 import { frameStats, isBlankFrame, meanDifference, referenceFrame } from '../support/frames.ts';
 import { MAX_FRAME_DIFFERENCE } from '../support/playback.ts';
 import { decodePng } from '../support/png.ts';
@@ -24,33 +23,17 @@ type KitWindow = { kit: KitPage; document: { title: string } };
 
 /** Builds the page with vite and puts msw's service worker script beside it. */
 async function buildPage(): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'multidrm-e2e-msw-page-'));
-  const remove = () => rm(dir, { recursive: true, force: true });
+  const page = await buildTestPage(PAGE_DIR);
   try {
-    await build({
-      root: PAGE_DIR,
-      configFile: false,
-      logLevel: 'error',
-      base: './',
-      build: {
-        outDir: dir,
-        emptyOutDir: true,
-        target: 'es2022',
-        minify: false,
-        sourcemap: false,
-        reportCompressedSize: false,
-        chunkSizeWarningLimit: 8192,
-      },
-    });
     await copyFile(
       fileURLToPath(import.meta.resolve('msw/mockServiceWorker.js')),
-      join(dir, 'mockServiceWorker.js'),
+      join(page.dir, 'mockServiceWorker.js'),
     );
   } catch (error) {
-    await remove();
+    await page.remove();
     throw error;
   }
-  return { dir, remove };
+  return page;
 }
 
 const skip = e2eSkipped();

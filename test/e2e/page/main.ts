@@ -3,6 +3,7 @@ import { attachLicenseAuth, findLicenseAuthError, type LicenseAuthHandle } from 
 import shakaModule from 'shaka-player';
 import type Shaka from 'shaka-player';
 import type { AppError, Harness, PlayerStatus, PlaySetup } from './harness-api.ts';
+import { showFrame } from './show-frame.ts';
 
 // The compiled build is CommonJS; its exports object is the namespace itself.
 const shaka = shakaModule as unknown as typeof Shaka.default;
@@ -187,25 +188,7 @@ const harness: Harness = {
     };
   },
 
-  async showFrame(id, seconds) {
-    const { video } = entry(id);
-    video.pause();
-    const painted = new Promise<void>((resolve) => {
-      video.requestVideoFrameCallback(() => resolve());
-    });
-    const seeked = new Promise<void>((resolve) =>
-      video.addEventListener('seeked', () => resolve(), { once: true }),
-    );
-    video.currentTime = seconds;
-    await seeked;
-    // A frame callback may have fired for the frame before the seek; the timeout covers a seek to
-    // the frame already shown, which paints nothing new.
-    await Promise.race([painted, new Promise((r) => setTimeout(r, 1000))]);
-    await new Promise<void>((r) =>
-      page.requestAnimationFrame(() => page.requestAnimationFrame(() => r())),
-    );
-    return video.currentTime;
-  },
+  showFrame: (id, seconds) => showFrame(entry(id).video, seconds),
 
   async unload(id) {
     const started = performance.now();

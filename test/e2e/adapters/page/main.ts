@@ -20,6 +20,7 @@ import type {
   PageAuthOptions,
   PlayerName,
 } from './adapter-api.ts';
+import { showFrame } from '../../page/show-frame.ts';
 
 // The repository's type check runs without the DOM library, so the page names the browser members
 // it uses.
@@ -196,25 +197,7 @@ const adapters: AdapterHarness = {
     };
   },
 
-  async showFrame(id, seconds) {
-    const { video } = entry(id);
-    video.pause();
-    const painted = new Promise<void>((resolve) => {
-      video.requestVideoFrameCallback(() => resolve());
-    });
-    const seeked = new Promise<void>((resolve) =>
-      video.addEventListener('seeked', () => resolve(), { once: true }),
-    );
-    video.currentTime = seconds;
-    await seeked;
-    // A frame callback may have fired for the frame before the seek; the timeout covers a seek to
-    // the frame already shown, which paints nothing new.
-    await Promise.race([painted, new Promise((r) => setTimeout(r, 1000))]);
-    await new Promise<void>((r) =>
-      page.requestAnimationFrame(() => page.requestAnimationFrame(() => r())),
-    );
-    return video.currentTime;
-  },
+  showFrame: (id, seconds) => showFrame(entry(id).video, seconds),
 };
 
 shaka.polyfill.installAll();

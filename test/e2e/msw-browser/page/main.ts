@@ -6,6 +6,7 @@ import { setupWorker } from 'msw/browser';
 import shakaModule from 'shaka-player';
 import type Shaka from 'shaka-player';
 import type { KitError, KitPage, KitStatus } from './kit-api.ts';
+import { showFrame } from '../../page/show-frame.ts';
 
 const shaka = shakaModule as unknown as typeof Shaka.default;
 
@@ -92,22 +93,7 @@ const kit: KitPage = {
     };
   },
 
-  async showFrame(seconds) {
-    video.pause();
-    const painted = new Promise<void>((resolve) => {
-      video.requestVideoFrameCallback(() => resolve());
-    });
-    const seeked = new Promise<void>((resolve) =>
-      video.addEventListener('seeked', () => resolve(), { once: true }),
-    );
-    video.currentTime = seconds;
-    await seeked;
-    await Promise.race([painted, new Promise((r) => setTimeout(r, 1000))]);
-    await new Promise<void>((r) =>
-      page.requestAnimationFrame(() => page.requestAnimationFrame(() => r())),
-    );
-    return video.currentTime;
-  },
+  showFrame: (seconds) => showFrame(video, seconds),
 };
 
 shaka.polyfill.installAll();

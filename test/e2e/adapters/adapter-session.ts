@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { findChromium, launchChromium, type LaunchedChromium } from '../support/chromium.ts';
 import { buildTestPage } from '../support/page-build.ts';
+import { pollStatus } from '../support/session.ts';
 import { decodePng, type RgbImage } from '../support/png.ts';
 import { SAMPLE, SIGNED_IN_USER, SITE, startSite, type RunningSite } from '../support/site.ts';
 import { startStaticServer, type StaticServer } from '../support/static-server.ts';
@@ -125,19 +126,7 @@ function playerPage(page: Page, origin: string): PlayerPage {
     start: (setup) =>
       page.evaluate((s) => (globalThis as unknown as PageWindow).adapters.start(s), setup),
     status,
-    async waitFor(id, what, done, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const now = await status(id);
-        if (done(now)) return now;
-        if (Date.now() > deadline) {
-          throw new Error(
-            `Player "${id}": ${what} did not happen within ${timeoutMs} ms; last status ${JSON.stringify(now)}`,
-          );
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
+    waitFor: (id, what, done, timeoutMs) => pollStatus(status, id, what, done, timeoutMs),
     async frameAt(id, seconds) {
       const time = await page.evaluate(
         ([i, s]) => (globalThis as unknown as PageWindow).adapters.showFrame(i, s),

@@ -6,6 +6,30 @@ import { SIGNED_IN_USER } from './site.ts';
 import { startStack, type Stack } from './stack.ts';
 
 /** One browser, one page and one stack for a whole test file. */
+/**
+ * Polls a player's status on the page until `done` holds; past the deadline, fails with what did
+ * not happen and the last status seen.
+ */
+export async function pollStatus<S>(
+  status: (id: string) => Promise<S>,
+  id: string,
+  what: string,
+  done: (status: S) => boolean,
+  timeoutMs = 15_000,
+): Promise<S> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const now = await status(id);
+    if (done(now)) return now;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Player "${id}": ${what} did not happen within ${timeoutMs} ms; last status ${JSON.stringify(now)}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export interface E2eSession {
   stack: Stack;
   page: Page;
@@ -76,19 +100,7 @@ export async function openSession(): Promise<E2eSession> {
       start: (setup) =>
         page.evaluate((s) => (globalThis as unknown as HarnessWindow).harness.start(s), setup),
       status,
-      async waitFor(id, what, done, timeoutMs = 15_000) {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-          const now = await status(id);
-          if (done(now)) return now;
-          if (Date.now() > deadline) {
-            throw new Error(
-              `Player "${id}": ${what} did not happen within ${timeoutMs} ms; last status ${JSON.stringify(now)}`,
-            );
-          }
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      },
+      waitFor: (id, what, done, timeoutMs) => pollStatus(status, id, what, done, timeoutMs),
       async frameAt(id, seconds) {
         const time = await page.evaluate(
           ([i, s]) => (globalThis as unknown as HarnessWindow).harness.showFrame(i, s),

@@ -70,9 +70,37 @@ export async function bundle(
 
 export const gzip = (code: string): number => gzipSync(code, { level: 9 }).length;
 
-/** Imports the bundle keeps: the packages left to the app. */
-export const importsOf = (code: string): string[] =>
-  [...code.matchAll(/from\s*["']([^"']+)["']/g)].map((m) => m[1] as string);
+/** Imports the bundle keeps: the packages left to the app, loaded with it or on demand. */
+export const importsOf = (code: string): { static: string[]; dynamic: string[] } => ({
+  static: [...code.matchAll(/from\s*["']([^"']+)["']/g)].map((m) => m[1] as string),
+  dynamic: [...code.matchAll(/import\(\s*["'`]([^"'`]+)["'`]\s*\)/g)].map((m) => m[1] as string),
+});
+
+/** axios as an app bundles it for the browser: what an app that gives `fetch` never downloads. */
+export async function axiosSize(dir: string): Promise<number> {
+  // A module of the package's folder (so that axios resolves) that exists only in this build.
+  const entry = join(ROOT, 'axios-entry.js');
+  await build({
+    configFile: false,
+    logLevel: 'silent',
+    root: ROOT,
+    plugins: [
+      {
+        name: 'axios-entry',
+        resolveId: (id) => (id === entry ? id : null),
+        load: (id) => (id === entry ? "export { default } from 'axios';" : null),
+      },
+    ],
+    build: {
+      lib: { entry, formats: ['es'], fileName: () => 'axios.js' },
+      outDir: join(dir, 'axios'),
+      minify: true,
+      target: 'es2022',
+      rolldownOptions: { output: { minify: true } },
+    },
+  });
+  return gzip(readFileSync(join(dir, 'axios', 'axios.js'), 'utf8'));
+}
 
 export interface Sizes {
   engine: number;
@@ -189,6 +217,12 @@ export default async function (): Promise<void> {
         `| an app with the ${adapter} adapter: engine + adapter | ${sizes.total[adapter]} | |`,
       );
     }
+    console.log(
+      `\naxios, the default client for the site's endpoint, is loaded on demand (a chunk of the app's`,
+    );
+    console.log(
+      `bundle, fetched at the first token): ${await axiosSize(dir)} bytes min+gzip that an app giving \`fetch\` never downloads.`,
+    );
     console.log('\n| part of the engine | gzip bytes it adds |');
     console.log('|---|---:|');
     for (const [part, bytes] of await partCosts(dir, 'engine/index.ts', PARTS, sizes.engine)) {

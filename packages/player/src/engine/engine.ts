@@ -1,4 +1,3 @@
-import axios from 'axios';
 import { toBytes, type BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
 import { createEmitter, type EngineEvents, type Emitter } from './events.ts';
@@ -8,7 +7,13 @@ import { drmTypeFor, isFairPlay, SERVER_KEY_SYSTEMS, type DrmType } from './key-
 import { readLicenseAnswer } from './license-answer.ts';
 import type { ResolvedOptions } from './options.ts';
 import { toServiceError, type ServiceErrorBody } from './service-error.ts';
-import { axiosPost, createSiteFetcher, fetchPost, withDeadline } from './site-client.ts';
+import {
+  axiosPost,
+  createSiteFetcher,
+  fetchPost,
+  lazyAxiosPost,
+  withDeadline,
+} from './site-client.ts';
 import { createTokenCache, type CachedToken } from './token-cache.ts';
 
 /**
@@ -83,7 +88,11 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     now: opts.now,
   });
   const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
-  const post = opts.fetch ? fetchPost(opts.fetch) : axiosPost(opts.axios ?? axios);
+  const post = opts.fetch
+    ? fetchPost(opts.fetch)
+    : opts.axios
+      ? axiosPost(opts.axios)
+      : lazyAxiosPost();
   const fetchToken = withDeadline(
     opts.fetcher ?? createSiteFetcher(post, source, opts.kind, opts.retry),
     source,

@@ -5,7 +5,7 @@ import type { Engine } from './engine.ts';
 import { isFairPlay, type DrmType } from './key-systems.ts';
 import { playReadyChallenge } from './playready.ts';
 import { parseServiceError } from './service-error.ts';
-import { sleep } from './site-client.ts';
+import { backoffMs, sleep } from './site-client.ts';
 
 export interface LicenseRequestInit {
   keySystem: string;
@@ -82,7 +82,7 @@ export function createLicenseSender(engine: Engine): LicenseSender {
           if (signal.aborted) throw signal.reason;
           if (++failures < opts.retry.maxAttempts) {
             engine.report(x, undefined);
-            await sleep(delay(failures), signal);
+            await sleep(backoffMs(opts.retry, failures), signal);
             continue;
           }
           throw failed(`No answer from the license server ${url} (${String(error)})`);
@@ -101,7 +101,7 @@ export function createLicenseSender(engine: Engine): LicenseSender {
         if (!refusal && opts.retry.retryOnStatus.includes(status)) {
           if (++failures < opts.retry.maxAttempts) {
             engine.report(x, status);
-            await sleep(delay(failures), signal);
+            await sleep(backoffMs(opts.retry, failures), signal);
             continue;
           }
         }
@@ -130,12 +130,6 @@ export function createLicenseSender(engine: Engine): LicenseSender {
       );
     }
   };
-
-  const delay = (failures: number) =>
-    Math.min(
-      opts.retry.baseDelayMs * opts.retry.backoffFactor ** (failures - 1),
-      opts.retry.maxDelayMs,
-    );
 
   return {
     send,

@@ -56,6 +56,27 @@ export const axiosPost =
     return { status: res.status, text: typeof res.data === 'string' ? res.data : '' };
   };
 
+/**
+ * axios, the default client, loaded when the first token is asked for rather than bundled into
+ * the app's entry: an app that gives `fetch` or its own instance never downloads it (about 24 KB
+ * min+gzip, three times this whole package). A failed load is tried again on the next fetch.
+ */
+export function lazyAxiosPost(load = () => import('axios')): SitePost {
+  let loading: Promise<SitePost> | undefined;
+  return async (url, json, signal) => {
+    loading ??= load().then(
+      (module) => axiosPost(module.default),
+      (error: unknown) => {
+        loading = undefined;
+        throw new Error(
+          `axios, the default HTTP client, could not be loaded (${messageOf(error)}); give the fetch option to do without it`,
+        );
+      },
+    );
+    return (await loading)(url, json, signal);
+  };
+}
+
 export const fetchPost =
   (fetch: FetchFunction): SitePost =>
   async (url, json, signal) => {
@@ -112,8 +133,7 @@ export function createSiteFetcher(
       } catch (error) {
         if (!(error instanceof TokenFetchError) || attempt >= retry.maxAttempts) throw error;
         if (error.status !== undefined && !retry.retryOnStatus.includes(error.status)) throw error;
-        const delay = retry.baseDelayMs * retry.backoffFactor ** (attempt - 1);
-        await sleep(Math.min(delay, retry.maxDelayMs), params.signal);
+        await sleep(backoffMs(retry, attempt), params.signal);
       }
     }
   };
@@ -198,6 +218,10 @@ function reasonOf(text: string): string | undefined {
 
 const messageOf = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
+
+/** The wait after the `failures`-th failed attempt. */
+export const backoffMs = (retry: RetryPolicy, failures: number): number =>
+  Math.min(retry.baseDelayMs * retry.backoffFactor ** (failures - 1), retry.maxDelayMs);
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

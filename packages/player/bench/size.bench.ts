@@ -132,7 +132,10 @@ const PARTS: Array<[string, string[]]> = [
     'license requests the hls.js, dash.js and video.js adapters send (retry, deadline, PlayReady)',
     ['license-request.ts', 'playready.ts'],
   ],
-  ['the site’s endpoint: axios or fetch, retry, deadline, its errors', ['site-client.ts']],
+  [
+    'the site’s endpoint: axios (on demand) or fetch, retry, deadline, its errors',
+    ['site-client.ts'],
+  ],
   ['option checks (every broken rule in one error)', ['options.ts']],
   [
     'exchange state: token attach, answer reading, refresh decision, events',

@@ -221,10 +221,10 @@ export default async function (): Promise<void> {
       );
     }
     console.log(
-      `\naxios, the default client for the site's endpoint, is loaded on demand (a chunk of the app's`,
+      `\naxios, the default client for the site's endpoint, is a chunk of the app's bundle of its own,`,
     );
     console.log(
-      `bundle, fetched at the first token): ${await axiosSize(dir)} bytes min+gzip that an app giving \`fetch\` never downloads.`,
+      `loaded at attach when it is the client: ${await axiosSize(dir)} bytes min+gzip that an app giving \`fetch\` never downloads.`,
     );
     console.log('\n| part of the engine | gzip bytes it adds |');
     console.log('|---|---:|');

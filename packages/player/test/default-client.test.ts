@@ -1,5 +1,5 @@
-// axios is the default client for the site's endpoint, loaded when the first token is asked for:
-// an app that gives `fetch` or its own axios instance never loads it. The module's loads are
+// axios is the default client for the site's endpoint, a chunk loaded when the engine is made: an
+// app that gives `fetch`, its own axios instance or `getToken` never loads it. The module's loads are
 // counted through vi.mock, from the start of the file: a static import anywhere in the engine
 // would count one before the first test.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
@@ -38,10 +38,20 @@ describe('the default client', () => {
     expect(loads.count).toBe(0);
   });
 
-  test('without `fetch` or `axios`, axios is loaded at the first token and fetches it', async () => {
-    const engine = createEngine(resolveOptions({ contentId: 'movie-1', tokenUrl: TOKEN_URL }));
+  test('with `getToken`, axios is never loaded either', async () => {
+    const engine = createEngine(
+      resolveOptions({ contentId: 'movie-1', getToken: () => Promise.resolve('from-the-app') }),
+    );
+    expect((await engine.getToken('movie-1', 'Widevine')).value).toBe('from-the-app');
+    engine.destroy();
     expect(loads.count).toBe(0);
+  });
+
+  test('without `fetch` or `axios`, axios is loaded when the engine is made and fetches the tokens', async () => {
+    const engine = createEngine(resolveOptions({ contentId: 'movie-1', tokenUrl: TOKEN_URL }));
+    await vi.waitFor(() => expect(loads.count).toBe(1));
     expect((await engine.getToken('movie-1', 'Widevine')).value).toBe('token-1-Widevine-movie-1');
+    expect((await engine.getToken('movie-1', 'PlayReady')).value).toBe('token-2-PlayReady-movie-1');
     expect(loads.count).toBe(1);
     engine.destroy();
   });
@@ -57,6 +67,7 @@ describe('the default client', () => {
       'axios, the default HTTP client, could not be loaded (Failed to fetch dynamically imported module); give the fetch option to do without it',
     );
     await expect(post(TOKEN_URL, '{}', signal)).rejects.toThrow('could not be loaded');
+    // The load started when made, which the first fetch waited for; then anew for the next fetch.
     expect(attempts).toBe(2);
   });
 

@@ -88,13 +88,10 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     now: opts.now,
   });
   const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
-  const post = opts.fetch
-    ? fetchPost(opts.fetch)
-    : opts.axios
-      ? axiosPost(opts.axios)
-      : lazyAxiosPost();
+  const post = () =>
+    opts.fetch ? fetchPost(opts.fetch) : opts.axios ? axiosPost(opts.axios) : lazyAxiosPost();
   const fetchToken = withDeadline(
-    opts.fetcher ?? createSiteFetcher(post, source, opts.kind, opts.retry),
+    opts.fetcher ?? createSiteFetcher(post(), source, opts.kind, opts.retry),
     source,
     opts.kind,
     opts.tokenTimeoutMs,

@@ -3,6 +3,7 @@ import { parseArguments } from '../src/main/contract-schemas.ts';
 
 const request = {
   mode: 'token',
+  player: 'hls',
   userId: 'alice',
   cid: 'sample',
   policy: {
@@ -30,6 +31,19 @@ describe('refusals name the field as the page shows it', () => {
     const message = parsed.ok ? '' : parsed.error.message;
     expect(message).toContain('Mode: must be one of');
     expect(message).toContain('User: must not be empty');
+  });
+
+  test('a player outside the picker is refused naming "Player" and the four players', () => {
+    const valid = { ...request, policy: { ...request.policy, expireDate: '2030-01-01T00:00:00Z' } };
+    expect(parseArguments('preparePlay', [valid]).ok).toBe(true);
+    const parsed = parseArguments('preparePlay', [{ ...valid, player: 'flash' }]);
+    expect(parsed.ok ? '' : parsed.error.message).toBe(
+      'Player: must be one of shaka, hls, dash, videojs.',
+    );
+    const missing = parseArguments('preparePlay', [{ ...valid, player: undefined }]);
+    expect(missing.ok ? '' : missing.error.message).toBe(
+      'Player: must be one of shaka, hls, dash, videojs.',
+    );
   });
 
   test('a call made by hand with the wrong shape names the contract path', () => {

@@ -20,6 +20,7 @@ afterAll(() => web?.close());
 
 const request = (over: Partial<PlayRequest> = {}): PlayRequest => ({
   mode: 'token',
+  player: 'shaka',
   userId: 'member-alice',
   cid: keys.cid,
   policy: {

@@ -186,6 +186,7 @@ describe('registerIpc', () => {
   test('validates arguments before the call: extra members and wrong types are refused', async () => {
     const request = {
       mode: 'token',
+      player: 'shaka',
       userId: 'member-alice',
       cid: 'c',
       policy: {

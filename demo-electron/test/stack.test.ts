@@ -27,6 +27,7 @@ const POLICY: PolicyInput = {
 
 const request = (over: Partial<PlayRequest> = {}): PlayRequest => ({
   mode: 'token',
+  player: 'shaka',
   userId: 'member-alice',
   cid: keys.cid,
   policy: POLICY,
@@ -71,8 +72,15 @@ describe('startDemoStack', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
-    expect(csp).toContain(`connect-src 'self' ${web.stack.emulatorUrl} ${web.stack.contentUrl}`);
+    // Network access to the app, the emulator and the content, and data: URLs (the hls.js and
+    // dash.js adapters hand each license to their player as one); nothing else.
+    const connect = csp.split('; ').find((directive) => directive.startsWith('connect-src'));
+    expect(connect).toBe(
+      `connect-src 'self' ${web.stack.emulatorUrl} ${web.stack.contentUrl} data:`,
+    );
     expect(csp).toContain("frame-ancestors 'none'");
+    // Workers only from blob: URLs, as video.js's VHS makes them; scripts stay 'self'.
+    expect(csp).toContain('; worker-src blob:;');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
@@ -93,6 +101,30 @@ describe('startDemoStack', () => {
     expect(seen.at(-1)).toBe('license-issued');
     expect(plan.siteId).toBe(mode === 'gateway-xml' ? 'DEMOXML' : 'DEMO');
   });
+
+  // Each manifest as its player reads ClearKey: the common PSSH, the HLS playlists (whose media
+  // playlists carry KEYFORMAT="org.w3.clearkey"), the DASH-IF ClearKey system.
+  const COMMON_SYSTEM = 'urn:uuid:1077efec-c0b2-4d02-ace3-3c1e52e2fb4b';
+  test.each([
+    ['shaka', 'manifest.mpd', 'application/dash+xml', COMMON_SYSTEM],
+    ['hls', 'master.m3u8', 'application/x-mpegURL', '#EXT-X-STREAM-INF'],
+    ['dash', 'manifest-clearkey.mpd', 'application/dash+xml', 'urn:uuid:e2719d58-a985-b3c9'],
+    ['videojs', 'manifest.mpd', 'application/dash+xml', COMMON_SYSTEM],
+  ] as const)(
+    'the %s player is given %s, which the content server serves',
+    async (player, file, type, signal) => {
+      const plan = value(await web.stack.api.preparePlay(request({ player })));
+      expect(plan).toMatchObject({
+        player,
+        manifestUrl: `${web.stack.contentUrl}/${file}`,
+        manifestType: type,
+      });
+      const manifest = await fetch(plan.manifestUrl, { headers: { origin: web.stack.url } });
+      expect(manifest.status).toBe(200);
+      expect(manifest.headers.get('access-control-allow-origin')).toBe(web.stack.url);
+      expect(await manifest.text()).toContain(signal);
+    },
+  );
 
   test("the gateway refuses a guest for a members-only title: 8002 with the site's code, as the service answers", async () => {
     const plan = value(

@@ -3,6 +3,7 @@ import { describeIssues, timestampSchema } from '@multidrm/site-kit';
 import { z } from 'zod';
 import {
   MODES,
+  PLAYERS,
   TIME_RULES,
   type DemoCall,
   type DemoError,
@@ -41,6 +42,7 @@ const policySchema = z.strictObject(
 
 const playRequestSchema = z.strictObject({
   mode: z.enum(MODES, { error: `must be one of ${MODES.join(', ')}` }),
+  player: z.enum(PLAYERS, { error: `must be one of ${PLAYERS.join(', ')}` }),
   userId: z
     .string({ error: 'must be a string (the user id)' })
     .trim()
@@ -89,6 +91,7 @@ export type ParsedArguments<K extends DemoCall> =
 // contract's argument positions.
 const FIELD_LABELS: Record<string, string> = {
   mode: 'Mode',
+  player: 'Player',
   userId: 'User',
   cid: 'Content',
   'policy.limit': 'Limit',

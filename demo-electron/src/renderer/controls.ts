@@ -1,5 +1,6 @@
 import type {
   Mode,
+  PlayerName,
   PlayRequest,
   PolicyInput,
   RealServiceInput,
@@ -35,6 +36,7 @@ export function readPlayRequest(): PlayRequest {
   if (timeRule === 'expire_date') policy.expireDate = value('expire').trim();
   const request: PlayRequest = {
     mode: value('mode') as Mode,
+    player: value('player') as PlayerName,
     userId: value('user').trim(),
     cid: value('content'),
     policy,

@@ -1,5 +1,5 @@
 import { findLicenseAuthError, LicenseServiceError, TokenFetchError } from '@multidrm/player';
-import type { DemoError } from '../shared/contract.ts';
+import type { DemoError, PlayerName } from '../shared/contract.ts';
 
 /**
  * What to change on this page for each refusal the flow can end in: the license service's codes
@@ -21,14 +21,17 @@ const FIXES: Readonly<Record<string, string>> = {
     'The site refused this user for this title: pick a member-… user, or a free title.',
   TOKEN_TIMEOUT: 'The site did not answer in time: check that the demo stack is running.',
   INVALID_POLICY: 'Correct the policy as the message says.',
+  LICENSE_REQUEST_FAILED:
+    'The license service did not answer with a license or a refusal: check that it runs and its URL.',
+  INVALID_OPTIONS: 'This player cannot play with these settings: pick another player.',
 };
 
 export function fixFor(code: string, fallback: string): string {
   return FIXES[code] ?? fallback;
 }
 
-/** The code, message and fix of whatever ended a play attempt. */
-export function describeFailure(error: unknown): DemoError {
+/** The code, message and fix of whatever ended a play attempt with `player`. */
+export function describeFailure(error: unknown, player: PlayerName): DemoError {
   const auth = findLicenseAuthError(error);
   if (auth instanceof LicenseServiceError) {
     // 8002 carries the site's own refusal; show it as the site said it, not as JSON text.
@@ -55,17 +58,64 @@ export function describeFailure(error: unknown): DemoError {
   }
   if (auth)
     return { code: auth.code, message: auth.message, fix: fixFor(auth.code, 'See the message.') };
-  const shaka = error as { code?: number; category?: number; message?: string } | null;
-  if (typeof shaka?.code === 'number') {
-    return {
-      code: `PLAYER_${shaka.code}`,
-      message: `The player stopped with Shaka error ${shaka.code} (category ${shaka.category ?? '?'}).`,
-      fix: "Look the code up in Shaka Player's error list; the browser may lack ClearKey or the codec.",
-    };
-  }
-  return {
-    code: 'UNEXPECTED',
-    message: error instanceof Error ? error.message : String(error),
-    fix: 'Reload the page and try again.',
-  };
+  return (
+    PLAYER_ERRORS[player](error) ?? {
+      code: 'UNEXPECTED',
+      message: error instanceof Error ? error.message : String(error),
+      fix: 'Reload the page and try again.',
+    }
+  );
 }
+
+const CODEC_OR_KEY_SYSTEM = 'the browser may lack ClearKey or the codec';
+
+/**
+ * Each player's own errors, where no error of @multidrm/player is inside: the manifest or a segment
+ * did not load, the media did not decode. Read from the shape each player reports them in.
+ */
+const PLAYER_ERRORS: Readonly<Record<PlayerName, (error: unknown) => DemoError | undefined>> = {
+  shaka(error) {
+    type ShakaError = { code?: unknown; category?: unknown; data?: unknown[] };
+    const e = error as ShakaError | null;
+    if (typeof e?.code !== 'number') return undefined;
+    // A failed request (6007 for a license) holds the HTTP error (1001: uri, status, ...).
+    const http = e.data?.find((inner) => (inner as ShakaError | null)?.code === 1001);
+    const status = (http as ShakaError | undefined)?.data?.[1];
+    return {
+      code: `SHAKA_${e.code}`,
+      message: `Shaka Player stopped with its error ${e.code} (category ${String(e.category ?? '?')})${typeof status === 'number' ? `: a request was answered with HTTP ${status}` : ''}.`,
+      fix:
+        typeof status === 'number'
+          ? 'A server failed the request: check that the license service and the content server run.'
+          : `Look the code up in Shaka Player's error list; ${CODEC_OR_KEY_SYSTEM}.`,
+    };
+  },
+  hls(error) {
+    const e = error as { type?: unknown; details?: unknown; error?: { message?: unknown } } | null;
+    if (typeof e?.details !== 'string') return undefined;
+    const cause = typeof e.error?.message === 'string' ? `: ${e.error.message}` : '';
+    return {
+      code: `HLS_${e.details}`,
+      message: `hls.js stopped with ${String(e.type)} ${e.details}${cause}.`,
+      fix: `Look the details up in hls.js's error list; ${CODEC_OR_KEY_SYSTEM}.`,
+    };
+  },
+  dash(error) {
+    const e = (error as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    if (typeof e?.code !== 'number') return undefined;
+    return {
+      code: `DASH_${e.code}`,
+      message: `dash.js stopped with its error ${e.code}: ${String(e.message ?? '')}`.trim(),
+      fix: `Look the code up in dash.js's error list; ${CODEC_OR_KEY_SYSTEM}.`,
+    };
+  },
+  videojs(error) {
+    const e = error as { code?: unknown; message?: unknown } | null;
+    if (typeof e?.code !== 'number') return undefined;
+    return {
+      code: `VIDEOJS_${e.code}`,
+      message: `video.js stopped with media error ${e.code}: ${String(e.message ?? '')}`.trim(),
+      fix: `Code 4 is a source it cannot play, 5 a key it did not get; ${CODEC_OR_KEY_SYSTEM}.`,
+    };
+  },
+};

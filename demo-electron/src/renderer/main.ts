@@ -6,6 +6,7 @@ import { byId, readPlayRequest, readRealService, syncTimeRule } from './controls
 import { describeFailure } from './error-help.ts';
 import { emulatorStep } from './flow-steps.ts';
 import { startSession, type PlaySession } from './player-session.ts';
+import { PLAYER_NAMES, PLAYER_NOTES } from './players/index.ts';
 import { createTimeline } from './timeline.ts';
 
 const FLOW_EVENTS: FlowEvent['type'][] = [
@@ -26,7 +27,10 @@ const MODE_NOTES = {
 const MODE_NAMES = { token: 'token', 'gateway-json': 'gateway JSON', 'gateway-xml': 'gateway XML' };
 
 const api = demoApi();
-const video = byId<HTMLVideoElement>('video');
+const videoSlot = byId('video-slot');
+// Never played: each play gets a copy of it, as players leave state on theirs (video.js even
+// removes it when disposed).
+const blankVideo = byId<HTMLVideoElement>('video').cloneNode(false) as HTMLVideoElement;
 const playButton = byId<HTMLButtonElement>('play');
 const status = byId('status');
 const timeline = createTimeline(byId<HTMLOListElement>('timeline'));
@@ -62,6 +66,7 @@ function showPlan(plan: PlayPlan | undefined): void {
         ['license server', `${plan.licenseUrl} (${plan.target})`],
         ['header', plan.header],
         ['key system', `${plan.keySystem} (as drm_type Widevine)`],
+        ['player', PLAYER_NAMES[plan.player]],
         ['manifest', plan.manifestUrl],
       ]
     : [['status', 'refused before playback: nothing was sent']];
@@ -137,13 +142,14 @@ async function play(): Promise<void> {
     lane: 'player',
     at: started,
     what: 'Play pressed',
-    detail: `${MODE_NAMES[request.mode]} mode · user ${request.userId} · cid ${request.cid}`,
+    detail: `${MODE_NAMES[request.mode]} mode · ${PLAYER_NAMES[request.player]} · user ${request.userId} · cid ${request.cid}`,
     status: 'info',
   });
   setState('loading', 'Asking the site and the license service…');
   try {
     await session?.destroy();
     session = undefined;
+    const video = freshVideo();
     const prepared = await api.preparePlay(request);
     if (!prepared.ok) {
       showPlan(undefined);
@@ -167,20 +173,28 @@ async function play(): Promise<void> {
       failed: (error) => {
         if (run !== attempt || failedOnce) return;
         failedOnce = true;
-        fail(describeFailure(error));
+        fail(describeFailure(error, plan.player));
       },
     });
     await session.loaded;
     if (run !== attempt) return;
     setState(
       'playing',
-      `Playing ${plan.cid}, decrypted (${MODE_NAMES[plan.mode]} mode, ${plan.target}).`,
+      `Playing ${plan.cid} with ${PLAYER_NAMES[plan.player]}, decrypted (${MODE_NAMES[plan.mode]} mode, ${plan.target}).`,
     );
   } catch (error) {
-    if (run === attempt && document.body.dataset['state'] !== 'error') fail(describeFailure(error));
+    if (run === attempt && document.body.dataset['state'] !== 'error')
+      fail(describeFailure(error, request.player));
   } finally {
     if (run === attempt) playButton.disabled = false;
   }
+}
+
+/** A new <video> in the page, in place of the last play's. */
+function freshVideo(): HTMLVideoElement {
+  const video = blankVideo.cloneNode(false) as HTMLVideoElement;
+  videoSlot.replaceChildren(video);
+  return video;
 }
 
 function fail(error: DemoError): void {
@@ -206,6 +220,11 @@ async function init(): Promise<void> {
     (byId('mode-note').textContent = MODE_NOTES[mode.value as keyof typeof MODE_NOTES]);
   mode.addEventListener('change', modeNote);
   modeNote();
+  const player = byId<HTMLSelectElement>('player');
+  const playerNote = () =>
+    (byId('player-note').textContent = PLAYER_NOTES[player.value as keyof typeof PLAYER_NOTES]);
+  player.addEventListener('change', playerNote);
+  playerNote();
   playButton.addEventListener('click', () => void play());
   byId('real-save').addEventListener('click', () => void saveRealService());
   byId('real-form').addEventListener('submit', (event) => event.preventDefault());

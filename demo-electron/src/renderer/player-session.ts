@@ -1,13 +1,8 @@
-import shakaModule from 'shaka-player';
-import type Shaka from 'shaka-player';
-import { attachLicenseAuth, type LicenseAuthHandle } from '@multidrm/player';
+import type { EngineOptions } from '@multidrm/player';
 import type { PlayPlan } from '../shared/contract.ts';
 import { playerStep, type Step } from './flow-steps.ts';
-
-type ShakaNs = typeof Shaka.default;
-// The CommonJS build's exports object is the namespace itself.
-const shaka = shakaModule as unknown as ShakaNs;
-shaka.polyfill.installAll();
+import { PLAYER_PARTS } from './players/index.ts';
+import type { AttachedPlayer, AuthHandle } from './players/part.ts';
 
 export interface SessionCallbacks {
   step(step: Step): void;
@@ -22,77 +17,84 @@ export interface PlaySession {
   destroy(): Promise<void>;
 }
 
-/** One play attempt: a fresh Shaka player with the license auth of the plan attached. */
+const AUTH_EVENTS = [
+  'tokenRequested',
+  'tokenReceived',
+  'tokenFailed',
+  'licenseRequestSent',
+  'licenseAnswered',
+] as const;
+
+/** The adapter's options from the plan: the same for every player. */
+function authOptions(plan: PlayPlan): EngineOptions {
+  return {
+    contentId: plan.cid,
+    ...(plan.tokenUrl ? { tokenUrl: plan.tokenUrl } : { customDataUrl: plan.customDataUrl }),
+    licenseServer: { [plan.keySystem]: plan.licenseUrl },
+    header: plan.header,
+    // One attempt per request: a failure is shown as it is (a refusal a fresh token fixes still
+    // gets its one fresh token).
+    retry: { maxAttempts: 1 },
+  };
+}
+
+/** The timeline's steps from the handle's events, whichever player it is attached to. */
+function followAuth(auth: AuthHandle, step: (step: Step) => void): void {
+  let pendingAnswers = 0;
+  for (const name of AUTH_EVENTS) {
+    auth.on(name, (event) => {
+      // Shaka reports a refused license request twice (the HTTP status, then the failure): one row.
+      if (name === 'licenseRequestSent') pendingAnswers++;
+      if (name === 'licenseAnswered') {
+        if (pendingAnswers === 0) return;
+        pendingAnswers--;
+      }
+      step(playerStep({ name, event } as Parameters<typeof playerStep>[0], Date.now()));
+    });
+  }
+}
+
+function watchFirstFrame(video: HTMLVideoElement, firstFrame: (at: number) => void): void {
+  const onFrame = () => firstFrame(Date.now());
+  if (video.requestVideoFrameCallback) video.requestVideoFrameCallback(onFrame);
+  else video.addEventListener('playing', onFrame, { once: true });
+}
+
+/**
+ * One play attempt: a fresh player of the plan's kind on `video`, with the license auth of the plan
+ * attached; what differs per player is in `players/`.
+ */
 export function startSession(
   video: HTMLVideoElement,
   plan: PlayPlan,
   callbacks: SessionCallbacks,
 ): PlaySession {
-  const player = new shaka.Player();
-  let auth: LicenseAuthHandle | undefined;
-  let frameSeen = false;
-  let pendingAnswers = 0;
-  const onFrame = () => {
-    if (frameSeen) return;
-    frameSeen = true;
-    callbacks.firstFrame(Date.now());
+  // A failure can arrive after the manifest loaded, while play() waits for a key.
+  let stop: (error: unknown) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (stop = reject));
+  failed.catch(() => undefined);
+  const fail = (error: unknown) => {
+    callbacks.failed(error);
+    stop(error);
   };
 
+  const attached: Promise<AttachedPlayer> = PLAYER_PARTS[plan.player]().then((attach) =>
+    attach(video, plan, authOptions(plan), fail),
+  );
   const loaded = (async () => {
-    await player.attach(video);
-    player.configure({
-      // One attempt per license: a refusal is shown as it is, not retried with a fresh token.
-      drm: { preferredKeySystems: [plan.keySystem], retryParameters: { maxAttempts: 1 } },
-      streaming: { retryParameters: { maxAttempts: 1 } },
-      manifest: { retryParameters: { maxAttempts: 1 } },
-    });
-    auth = attachLicenseAuth(player, {
-      contentId: plan.cid,
-      ...(plan.tokenUrl ? { tokenUrl: plan.tokenUrl } : { customDataUrl: plan.customDataUrl }),
-      licenseServer: { [plan.keySystem]: plan.licenseUrl },
-      header: plan.header,
-      retry: { maxAttempts: 1 },
-    });
-    for (const name of [
-      'tokenRequested',
-      'tokenReceived',
-      'tokenFailed',
-      'licenseRequestSent',
-      'licenseAnswered',
-    ] as const) {
-      auth.on(name, (event) => {
-        // Shaka reports a refused license request twice (the HTTP status, then the failure): one row.
-        if (name === 'licenseRequestSent') pendingAnswers++;
-        if (name === 'licenseAnswered') {
-          if (pendingAnswers === 0) return;
-          pendingAnswers--;
-        }
-        callbacks.step(playerStep({ name, event } as Parameters<typeof playerStep>[0], Date.now()));
-      });
-    }
-    const watchFrames = () =>
-      video.requestVideoFrameCallback
-        ? video.requestVideoFrameCallback(onFrame)
-        : video.addEventListener('playing', onFrame, { once: true });
-    watchFrames();
-    // A license refusal can arrive after load() resolved, while play() waits for a key.
-    const failed = new Promise<never>((_, reject) =>
-      player.addEventListener('error', (event) => {
-        const detail = (event as unknown as { detail: unknown }).detail;
-        callbacks.failed(detail);
-        reject(detail);
-      }),
-    );
-    failed.catch(() => undefined);
-    await Promise.race([player.load(plan.manifestUrl), failed]);
+    const player = await attached;
+    followAuth(player.auth, callbacks.step);
+    watchFirstFrame(video, callbacks.firstFrame);
+    await Promise.race([player.load(), failed]);
     await Promise.race([video.play(), failed]);
   })();
 
   return {
     loaded,
     async destroy() {
-      auth?.detach();
-      await player.destroy();
+      const player = await attached.catch(() => undefined);
+      player?.auth.detach();
+      await player?.destroy();
     },
   };
 }

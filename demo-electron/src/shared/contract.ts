@@ -8,6 +8,10 @@ import type { FaultInput } from '@multidrm/emulator';
 export const MODES = ['token', 'gateway-json', 'gateway-xml'] as const;
 export type Mode = (typeof MODES)[number];
 
+/** The players the page can play with, each through its adapter of @multidrm/player. */
+export const PLAYERS = ['shaka', 'hls', 'dash', 'videojs'] as const;
+export type PlayerName = (typeof PLAYERS)[number];
+
 export const TIME_RULES = ['none', 'duration', 'expire_date'] as const;
 export type TimeRule = (typeof TIME_RULES)[number];
 
@@ -30,6 +34,7 @@ export interface PolicyInput {
 
 export interface PlayRequest {
   mode: Mode;
+  player: PlayerName;
   userId: string;
   cid: string;
   policy: PolicyInput;
@@ -40,9 +45,13 @@ export interface PlayRequest {
 /** Everything the renderer needs to play: URLs and names only. */
 export interface PlayPlan {
   mode: Mode;
+  player: PlayerName;
   cid: string;
   siteId: string;
+  /** The rendition of the sample this player reads (one set of encrypted segments). */
   manifestUrl: string;
+  /** Its MIME type, e.g. application/dash+xml. */
+  manifestType: string;
   keySystem: string;
   licenseUrl: string;
   /** The request header that carries the token or custom data. */

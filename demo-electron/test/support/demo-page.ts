@@ -1,11 +1,13 @@
 import type { LaunchedChromium } from '../../../test/e2e/support/chromium.ts';
-import type { Mode } from '../../src/shared/contract.ts';
+import type { Mode, PlayerName } from '../../src/shared/contract.ts';
 
 /** A playwright page (its types reached through the workspace's Chromium launcher). */
 export type Page = Awaited<ReturnType<LaunchedChromium['context']['newPage']>>;
 
 export interface PlayChoice {
   mode: Mode;
+  /** Shaka Player by default. */
+  player?: PlayerName;
   user?: string;
   cid?: string;
   timeRule?: 'none' | 'duration' | 'expire_date';
@@ -19,6 +21,7 @@ export interface PlayChoice {
 export async function choose(page: Page, choice: PlayChoice): Promise<void> {
   await page.waitForSelector('[data-testid=play]:not([disabled])', { timeout: 15_000 });
   await page.selectOption('[data-testid=mode]', choice.mode);
+  await page.selectOption('[data-testid=player]', choice.player ?? 'shaka');
   await page.fill('[data-testid=user]', choice.user ?? 'member-alice');
   await page.selectOption('[data-testid=content]', choice.cid ?? 'multidrm-sample');
   await page.selectOption('[data-testid=time-rule]', choice.timeRule ?? 'duration');
@@ -29,14 +32,18 @@ export async function choose(page: Page, choice: PlayChoice): Promise<void> {
   await page.click('[data-testid=play]');
 }
 
+/** The <video> of the current play (each play gets a new one; video.js wraps it in its own box). */
+export const VIDEO = '[data-testid=video-slot] video';
+
 /** Waits until the video has played past `seconds` (decrypted frames really advance). */
 export async function waitForPlayback(page: Page, seconds = 2): Promise<number> {
   await page.waitForFunction(
-    (s) => (document.querySelector('#video') as HTMLVideoElement | null)!.currentTime > s,
-    seconds,
+    ([selector, s]) =>
+      ((document.querySelector(selector) as HTMLVideoElement | null)?.currentTime ?? 0) > s,
+    [VIDEO, seconds] as const,
     { timeout: 20_000 },
   );
-  return page.evaluate(() => (document.querySelector('#video') as HTMLVideoElement).currentTime);
+  return page.$eval(VIDEO, (video) => (video as HTMLVideoElement).currentTime);
 }
 
 /** The timeline's step keys in their order on screen. */

@@ -10,7 +10,7 @@ import type {
   Setup,
 } from '../../shared/contract.ts';
 import { MODES } from '../../shared/contract.ts';
-import { USERS } from './catalogue.ts';
+import { PLAYER_MANIFESTS, USERS } from './catalogue.ts';
 import { buildPolicy } from './policy.ts';
 import { realServiceProblem, type RealServiceStore } from './real-service.ts';
 import { SITE_PATHS, type SiteSession } from './site.ts';
@@ -19,7 +19,8 @@ export interface DemoApiContext {
   shell: 'electron' | 'web';
   appUrl: string;
   emulatorUrl: string;
-  manifestUrl: string;
+  /** The content server: each player's manifest is a file of it (PLAYER_MANIFESTS). */
+  contentUrl: string;
   contents: readonly ContentEntry[];
   contentKey: { kid: string; key: string };
   siteIds: { json: string; xml: string };
@@ -94,11 +95,14 @@ export function createDemoApi(ctx: DemoApiContext): DemoApi {
       ctx.session.userId = request.userId;
       ctx.session.policy = built.policy;
       const gatewayXml = request.mode === 'gateway-xml';
+      const manifest = PLAYER_MANIFESTS[request.player];
       const plan: PlayPlan = {
         mode: request.mode,
+        player: request.player,
         cid: request.cid,
         siteId: real.enabled ? real.siteId : gatewayXml ? ctx.siteIds.xml : ctx.siteIds.json,
-        manifestUrl: ctx.manifestUrl,
+        manifestUrl: `${ctx.contentUrl}/${manifest.file}`,
+        manifestType: manifest.type,
         keySystem: 'org.w3.clearkey',
         licenseUrl: real.enabled ? real.licenseUrl : `${ctx.emulatorUrl}/ri/licenseManager.do`,
         header: real.enabled ? real.header : ctx.header,

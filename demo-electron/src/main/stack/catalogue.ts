@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { ContentEntry, UserEntry } from '../../shared/contract.ts';
+import type { ContentEntry, PlayerName, UserEntry } from '../../shared/contract.ts';
 
 /** The sample content's key file (test/fixtures/content/keys.json). */
 const keyFileSchema = z.strictObject({
@@ -47,6 +47,20 @@ export function catalogue(sampleCid: string): ContentEntry[] {
     },
   ];
 }
+
+/**
+ * The rendition each player plays: one set of encrypted segments (test/fixtures/content), signalled
+ * as that player reads ClearKey.
+ */
+export const PLAYER_MANIFESTS: Readonly<Record<PlayerName, { file: string; type: string }>> = {
+  shaka: { file: 'manifest.mpd', type: 'application/dash+xml' },
+  // HLS, fMP4 with KEYFORMAT="org.w3.clearkey".
+  hls: { file: 'master.m3u8', type: 'application/x-mpegURL' },
+  // ClearKey signalled the DASH-IF way: dash.js 5.2 mishandles the common PSSH for ClearKey.
+  dash: { file: 'manifest-clearkey.mpd', type: 'application/dash+xml' },
+  // DASH through video.js's VHS.
+  videojs: { file: 'manifest.mpd', type: 'application/dash+xml' },
+};
 
 export const USERS: readonly UserEntry[] = [
   { id: 'member-alice', note: 'a member: every title' },

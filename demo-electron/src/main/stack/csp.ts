@@ -1,6 +1,10 @@
 /**
  * The page's Content-Security-Policy: scripts and styles from the app's own origin only, network
- * access to the app, the license service and the content server, media from MSE blobs.
+ * access to the app, the license service and the content server, media from MSE blobs. Two
+ * allowances for the players: `data:` connections (the hls.js and dash.js adapters send each
+ * license request themselves and hand the license to their player as a `data:` URL, which the
+ * player loads) and workers from `blob:` URLs (video.js's VHS builds its transmuxer and decrypter
+ * workers from code it carries, with no option to load them from a file).
  */
 export function contentSecurityPolicy(connectOrigins: readonly string[]): string {
   return [
@@ -9,7 +13,8 @@ export function contentSecurityPolicy(connectOrigins: readonly string[]): string
     "style-src 'self'",
     "img-src 'self' data:",
     "media-src 'self' blob:",
-    `connect-src 'self' ${connectOrigins.join(' ')}`.trim(),
+    'worker-src blob:',
+    `connect-src 'self' ${[...connectOrigins, 'data:'].join(' ')}`,
     "font-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",

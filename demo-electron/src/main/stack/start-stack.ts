@@ -18,7 +18,7 @@ import { createStaticHandler } from './static-files.ts';
 export interface DemoStackOptions {
   /** The built renderer (vite's output: index.html and assets). */
   rendererDir: string;
-  /** The sample content: manifest.mpd, segments and keys.json. */
+  /** The sample content: each player's manifest (PLAYER_MANIFESTS), segments and keys.json. */
   contentDir: string;
   /** How the renderer reaches main: the preload (electron) or the HTTP API (web). */
   shell: 'electron' | 'web';
@@ -119,7 +119,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       shell: options.shell,
       appUrl: appOrigin,
       emulatorUrl: emulator.url,
-      manifestUrl: `${content.url}/manifest.mpd`,
+      contentUrl: content.url,
       contents: catalogue(sample.cid),
       contentKey: { kid: sample.kid, key: sample.key },
       siteIds: { json: json.siteId, xml: xml.siteId },

@@ -10,6 +10,7 @@ const TYPES: Readonly<Record<string, string>> = {
   '.ico': 'image/x-icon',
   '.json': 'application/json',
   '.mpd': 'application/dash+xml',
+  '.m3u8': 'application/vnd.apple.mpegurl',
   '.mp4': 'video/mp4',
   '.m4s': 'video/iso.segment',
 };

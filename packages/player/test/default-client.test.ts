@@ -5,7 +5,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { createEngine } from '../src/engine/engine.ts';
 import { resolveOptions, type EngineOptions } from '../src/engine/options.ts';
-import { createSiteFetcher, DEFAULT_RETRY, lazyAxiosPost } from '../src/engine/site-client.ts';
+import { DEFAULT_RETRY } from '../src/engine/retry.ts';
+import { createSiteFetcher, lazyAxiosPost } from '../src/engine/site-client.ts';
 import { newSeen, server, tokenEndpoint, TOKEN_URL } from './http-mocks.ts';
 
 const loads = vi.hoisted(() => ({ count: 0 }));

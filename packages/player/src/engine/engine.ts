@@ -12,7 +12,7 @@ import {
   createSiteFetcher,
   fetchPost,
   lazyAxiosPost,
-  withDeadline,
+  withTokenDeadline,
 } from './site-client.ts';
 import { createTokenCache, type CachedToken } from './token-cache.ts';
 
@@ -90,7 +90,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
   const post = () =>
     opts.fetch ? fetchPost(opts.fetch) : opts.axios ? axiosPost(opts.axios) : lazyAxiosPost();
-  const fetchToken = withDeadline(
+  const fetchToken = withTokenDeadline(
     opts.fetcher ?? createSiteFetcher(post(), source, opts.kind, opts.retry),
     source,
     opts.kind,
@@ -111,7 +111,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
         return value;
       } catch (error) {
-        // withDeadline rejects with LicenseAuthErrors only.
+        // withTokenDeadline rejects with LicenseAuthErrors only.
         emit('tokenFailed', {
           ...base,
           durationMs: opts.now() - startedAt,

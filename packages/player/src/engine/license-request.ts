@@ -5,7 +5,7 @@ import type { Engine } from './engine.ts';
 import { isFairPlay, type DrmType } from './key-systems.ts';
 import { playReadyChallenge } from './playready.ts';
 import { parseServiceError } from './service-error.ts';
-import { backoffMs, sleep } from './site-client.ts';
+import { retryWait, sleep, withDeadline } from './retry.ts';
 
 export interface LicenseRequestInit {
   keySystem: string;
@@ -36,7 +36,8 @@ export interface LicenseSender {
  */
 export function createLicenseSender(engine: Engine): LicenseSender {
   const { options: opts } = engine;
-  const pending = new Set<AbortController>();
+  // The parent of every request under way; replaced once aborted, for the requests to come.
+  let all = new AbortController();
 
   const send = async (init: LicenseRequestInit): Promise<Uint8Array> => {
     const { keySystem, url, licenseRequestType } = init;
@@ -45,30 +46,24 @@ export function createLicenseSender(engine: Engine): LicenseSender {
     const wrapped = init.drmType === 'PlayReady' ? playReadyChallenge(message) : null;
     const body = isFairPlay(keySystem) ? spcFormBody(message) : (wrapped?.body ?? message);
     const x = engine.begin(keySystem, init.drmType, init.cid);
-    const controller = new AbortController();
-    pending.add(controller);
-    const timer = setTimeout(
-      () =>
-        controller.abort(
-          new LicenseAuthError(
-            'LICENSE_REQUEST_FAILED',
-            `No license from ${url} within ${opts.licenseTimeoutMs} ms for cid "${x.cid}": raise licenseTimeoutMs or check the license server.`,
-          ),
-        ),
-      opts.licenseTimeoutMs,
-    );
-    const { signal } = controller;
-    // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
-    const aborted = new Promise<never>((_, reject) =>
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
-    );
-    aborted.catch(() => undefined);
-    try {
+    const failed = (what: string) =>
+      new LicenseAuthError(
+        'LICENSE_REQUEST_FAILED',
+        `${what} for the ${x.drmType} license of cid "${x.cid}": check the license server URL, that it is up, and its CORS rules.`,
+      );
+    const timeout = () =>
+      new LicenseAuthError(
+        'LICENSE_REQUEST_FAILED',
+        `No license from ${url} within ${opts.licenseTimeoutMs} ms for cid "${x.cid}": raise licenseTimeoutMs or check the license server.`,
+      );
+
+    return withDeadline(opts.licenseTimeoutMs, timeout, all.signal, async (signal, race) => {
       for (let attempt = 0, failures = 0; ; attempt++) {
         const headers: Record<string, string> = { ...init.headers, ...wrapped?.headers };
-        await Promise.race([engine.authorize(x, headers, attempt, licenseRequestType), aborted]);
-        let status: number | undefined;
-        let data = new Uint8Array();
+        // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
+        await race(engine.authorize(x, headers, attempt, licenseRequestType));
+        let status: number;
+        let data: Uint8Array;
         try {
           const res = await (opts.fetch ?? fetch)(url, {
             method: 'POST',
@@ -80,12 +75,13 @@ export function createLicenseSender(engine: Engine): LicenseSender {
           data = new Uint8Array(await res.arrayBuffer());
         } catch (error) {
           if (signal.aborted) throw signal.reason;
-          if (++failures < opts.retry.maxAttempts) {
-            engine.report(x, undefined);
-            await sleep(backoffMs(opts.retry, failures), signal);
-            continue;
+          const wait = retryWait(opts.retry, ++failures);
+          if (wait === undefined) {
+            throw failed(`No answer from the license server ${url} (${String(error)})`);
           }
-          throw failed(`No answer from the license server ${url} (${String(error)})`);
+          engine.report(x, undefined);
+          await sleep(wait, signal);
+          continue;
         }
         if (status >= 200 && status < 300) {
           const license = engine.read(x, status, data, url);
@@ -98,12 +94,11 @@ export function createLicenseSender(engine: Engine): LicenseSender {
           x.renewToken = x.renewed = true;
           continue;
         }
-        if (!refusal && opts.retry.retryOnStatus.includes(status)) {
-          if (++failures < opts.retry.maxAttempts) {
-            engine.report(x, status);
-            await sleep(backoffMs(opts.retry, failures), signal);
-            continue;
-          }
+        const wait = refusal ? undefined : retryWait(opts.retry, ++failures, status);
+        if (wait !== undefined) {
+          engine.report(x, status);
+          await sleep(wait, signal);
+          continue;
         }
         const error = refusal
           ? engine.refusal(x, refusal, status, url)
@@ -111,32 +106,22 @@ export function createLicenseSender(engine: Engine): LicenseSender {
         engine.report(x, status, error);
         throw error;
       }
-    } catch (error) {
+    }).catch((error: unknown) => {
       const reason =
         error instanceof LicenseAuthError
           ? error
           : failed(`The license request to ${url} failed (${String(error)})`);
       engine.report(x, undefined, reason);
       throw reason;
-    } finally {
-      clearTimeout(timer);
-      pending.delete(controller);
-    }
-
-    function failed(what: string) {
-      return new LicenseAuthError(
-        'LICENSE_REQUEST_FAILED',
-        `${what} for the ${x.drmType} license of cid "${x.cid}": check the license server URL, that it is up, and its CORS rules.`,
-      );
-    }
+    });
   };
 
   return {
     send,
     abortAll(reason) {
       engine.abortAll(reason);
-      for (const controller of pending) controller.abort(reason);
-      pending.clear();
+      all.abort(reason);
+      all = new AbortController();
     },
   };
 }

@@ -1,7 +1,8 @@
 import type { AxiosInstance } from 'axios';
 import type { BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
-import { DEFAULT_RETRY, type RetryPolicy, type TokenFetcher } from './site-client.ts';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
+import type { TokenFetcher } from './site-client.ts';
 
 export interface FairPlayOptions {
   /** Where the player loads the certificate from; binary or base64 answers are both accepted. */

@@ -9,12 +9,8 @@ export {
 } from './errors.ts';
 export { findLicenseAuthError } from './find-error.ts';
 export { drmTypeFor, type DrmType } from './key-systems.ts';
-export {
-  DEFAULT_RETRY,
-  type RetryPolicy,
-  type TokenFetcher,
-  type TokenParams,
-} from './site-client.ts';
+export { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
+export type { TokenFetcher, TokenParams } from './site-client.ts';
 export type { TokenSource } from './token-cache.ts';
 export type { EngineEvents } from './events.ts';
 export type { EngineOptions, FetchFunction } from './options.ts';

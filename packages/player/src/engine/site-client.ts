@@ -2,6 +2,7 @@ import type { AxiosInstance } from 'axios';
 import { LicenseAuthError, TokenFetchError } from './errors.ts';
 import type { DrmType } from './key-systems.ts';
 import type { FetchFunction } from './options.ts';
+import { retryWait, sleep, withDeadline, type RetryPolicy } from './retry.ts';
 
 export interface TokenParams {
   cid: string;
@@ -11,25 +12,6 @@ export interface TokenParams {
 }
 
 export type TokenFetcher = (params: TokenParams) => Promise<string>;
-
-/** Retry of the site's endpoint as data: which answers are worth another try, and how long to wait. */
-export interface RetryPolicy {
-  /** Attempts in all, the first included. */
-  maxAttempts: number;
-  baseDelayMs: number;
-  backoffFactor: number;
-  maxDelayMs: number;
-  /** HTTP statuses that are retried; an answer that never arrived (network) is always retried. */
-  retryOnStatus: readonly number[];
-}
-
-export const DEFAULT_RETRY: RetryPolicy = {
-  maxAttempts: 2,
-  baseDelayMs: 250,
-  backoffFactor: 2,
-  maxDelayMs: 2000,
-  retryOnStatus: [408, 429, 500, 502, 503, 504],
-};
 
 export type SiteAnswer = 'token' | 'custom data';
 
@@ -111,7 +93,7 @@ export function createSiteFetcher(
       throw siteError({ url, reason }, what, cid, error);
     }
     const text = res.text.trim();
-    // An empty 2xx answer is reported by withDeadline, which checks every source.
+    // An empty 2xx answer is reported by withTokenDeadline, which checks every source.
     if (res.status >= 200 && res.status < 300) {
       // A sign-in page or an app's fallback page is not a token (base64 never starts with "<"):
       // sent on, it would only come back from the license service as a malformed token.
@@ -128,64 +110,52 @@ export function createSiteFetcher(
   };
 
   return async (params) => {
-    for (let attempt = 1; ; attempt++) {
+    for (let failures = 1; ; failures++) {
       try {
         return await once(params);
       } catch (error) {
-        if (!(error instanceof TokenFetchError) || attempt >= retry.maxAttempts) throw error;
-        if (error.status !== undefined && !retry.retryOnStatus.includes(error.status)) throw error;
-        await sleep(backoffMs(retry, attempt), params.signal);
+        const wait =
+          error instanceof TokenFetchError ? retryWait(retry, failures, error.status) : undefined;
+        if (wait === undefined) throw error;
+        await sleep(wait, params.signal);
       }
     }
   };
 }
 
 /**
- * Runs `fetcher` under its own deadline and the caller's signal; whichever fires first aborts it,
- * and the promise settles at once even if the fetcher ignores the signal.
+ * Runs `fetcher` under the token deadline and the caller's signal, and holds every source to the
+ * same answer: a non-empty string, failures as this package's errors.
  */
-export function withDeadline(
-  fetcher: TokenFetcher,
-  source: string,
-  what: SiteAnswer,
-  timeoutMs: number,
-): (cid: string, drmType: DrmType, signal: AbortSignal) => Promise<string> {
-  return (cid, drmType, parent) => {
-    const controller = new AbortController();
-    const { signal } = controller;
-    const onParentAbort = () => controller.abort(parent.reason);
-    parent.addEventListener('abort', onParentAbort, { once: true });
-    const timer = setTimeout(() => {
-      controller.abort(
+export const withTokenDeadline =
+  (
+    fetcher: TokenFetcher,
+    source: string,
+    what: SiteAnswer,
+    timeoutMs: number,
+  ): ((cid: string, drmType: DrmType, signal: AbortSignal) => Promise<string>) =>
+  (cid, drmType, parent) =>
+    withDeadline(
+      timeoutMs,
+      () =>
         new TokenFetchError(
           'TOKEN_TIMEOUT',
           { url: source },
           `No ${what} from ${source} within ${timeoutMs} ms for cid "${cid}" (${drmType}): raise tokenTimeoutMs or check the site.`,
         ),
-      );
-    }, timeoutMs);
-    return new Promise<string>((resolve, reject) => {
-      if (parent.aborted) onParentAbort();
-      if (signal.aborted) return reject(signal.reason);
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-      fetcher({ cid, drmType, signal }).then(
-        (value) =>
-          typeof value === 'string' && value.trim()
-            ? resolve(value.trim())
-            : reject(siteError({ url: source, reason: `an empty ${what}` }, what, cid)),
-        (error: unknown) =>
-          reject(
-            error instanceof LicenseAuthError
-              ? error
-              : siteError({ url: source, reason: messageOf(error) }, what, cid, error),
-          ),
-      );
-    }).finally(() => {
-      clearTimeout(timer);
-      parent.removeEventListener('abort', onParentAbort);
-    });
-  };
-}
+      parent,
+      async (signal) => {
+        let value: unknown;
+        try {
+          value = await fetcher({ cid, drmType, signal });
+        } catch (error) {
+          if (error instanceof LicenseAuthError) throw error;
+          throw siteError({ url: source, reason: messageOf(error) }, what, cid, error);
+        }
+        if (typeof value === 'string' && value.trim()) return value.trim();
+        throw siteError({ url: source, reason: `an empty ${what}` }, what, cid);
+      },
+    );
 
 function siteError(
   info: { url: string; status?: number; reason?: string },
@@ -219,22 +189,3 @@ function reasonOf(text: string): string | undefined {
 
 const messageOf = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
-
-/** The wait after the `failures`-th failed attempt. */
-export const backoffMs = (retry: RetryPolicy, failures: number): number =>
-  Math.min(retry.baseDelayMs * retry.backoffFactor ** (failures - 1), retry.maxDelayMs);
-
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}

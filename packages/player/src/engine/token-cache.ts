@@ -46,7 +46,7 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
   const start = (key: string, fetch: Fetch): Flight => {
     const controller = new AbortController();
     const fetchedAt = options.now();
-    // `fetch` must settle when its signal aborts (withDeadline guarantees it for any token source).
+    // `fetch` must settle when its signal aborts (withTokenDeadline guarantees it for any token source).
     const promise = fetch(controller.signal).then(
       (value) => {
         if (flights.get(key)?.controller === controller) {

@@ -3,7 +3,12 @@ import { LicenseAuthError } from '../engine/errors.ts';
 import { normaliseCertificate } from '../engine/fairplay.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
 import { invalidOptions, resolveOptions } from '../engine/options.ts';
-import type { LicenseAuthEventName, LicenseAuthEvents, Listener } from './events.ts';
+import {
+  keySystemToPrefetch,
+  type LicenseAuthHandle as Handle,
+  type PrefetchOptions,
+} from '../engine/handle.ts';
+import type { LicenseAuthEvents } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
 import { createLicenseFilters, type DownloadFailedEvent } from './license-filters.ts';
 import type { GetContentId, LicenseAuthOptions } from './options.ts';
@@ -16,21 +21,8 @@ import {
   type Storage,
 } from './shaka-types.ts';
 
-export interface PrefetchOptions {
-  keySystem?: string;
-  contentId?: string;
-}
-
-export interface LicenseAuthHandle {
-  /**
-   * Fetches the token for the coming license request now, so it overlaps manifest loading.
-   * Resolves `true` once a token is ready, `false` when the key system or cid is not known yet.
-   */
-  prefetch(options?: PrefetchOptions): Promise<boolean>;
-  /** Removes every filter and listener, aborts token fetches and undoes the configuration it added. */
-  detach(): void;
-  on<K extends LicenseAuthEventName>(name: K, listener: Listener<K>): () => void;
-}
+/** What `attachLicenseAuth` returns: `on` also takes `licenseFailed`. */
+export type LicenseAuthHandle = Handle<LicenseAuthEvents>;
 
 /** What the handle uses of a shaka.Player, or of a shaka.offline.Storage (no events, no sessions). */
 interface Target extends SessionHost {
@@ -140,12 +132,12 @@ export function attachLicenseAuth(
   const prefetch = async (request: PrefetchOptions = {}): Promise<boolean> => {
     if (!attached) return false;
     const drm = target.getConfiguration().drm;
-    const configured = Object.keys(drm.servers).filter((ks) => drmTypeFor(ks, opts.drmTypes));
     return engine.prefetch(
-      request.keySystem ??
-        drm.preferredKeySystems[0] ??
-        lastKeySystem ??
-        (configured.length === 1 ? configured[0] : undefined),
+      keySystemToPrefetch(
+        request.keySystem ?? drm.preferredKeySystems[0],
+        lastKeySystem,
+        Object.keys(drm.servers).filter((ks) => drmTypeFor(ks, opts.drmTypes)),
+      ),
       request.contentId ?? opts.contentId,
     );
   };

@@ -2,7 +2,6 @@ import type { Engine, LicenseExchange } from '../engine/engine.ts';
 import { resolveContentId } from '../engine/engine.ts';
 import { contentIdFromSkd, normaliseCertificate, spcFormBody } from '../engine/fairplay.ts';
 import { findLicenseAuthError } from '../engine/find-error.ts';
-import { headerRequired, isLocalUrl } from '../engine/header-check.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES, type DrmType } from '../engine/key-systems.ts';
 import { parseServiceError } from '../engine/service-error.ts';
 import type { LicenseAuthEvents } from './events.ts';
@@ -94,8 +93,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       if (refused) throw refused;
       return;
     }
-    const uri = request.uris[request.attempt % request.uris.length] ?? '';
-    if (!options.headerGiven && !isLocalUrl(uri)) throw headerRequired(uri);
+    engine.checkHeader([request.uris[request.attempt % request.uris.length] ?? '']);
     return authorise(request, drmInfo, drmType);
   };
 

@@ -1,7 +1,7 @@
 import type { LicenseRequest, MediaPlayerClass, ProtectionDataSet } from 'dashjs';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import { LicenseAuthError } from '../engine/errors.ts';
-import { keySystemToPrefetch, type LicenseAuthHandle } from '../engine/handle.ts';
+import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES } from '../engine/key-systems.ts';
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
@@ -93,10 +93,7 @@ export function attachLicenseAuth(
   let attached = true;
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
     attached &&
-    engine.prefetch(
-      keySystemToPrefetch(request.keySystem, keySystem, configured),
-      request.contentId ?? opts.contentId,
-    );
+    engine.prefetch({ ...request, keySystem: request.keySystem ?? keySystem }, configured);
   const listeners: Record<string, (event: { data?: unknown }) => void> = {
     public_keySystemSelected: ({ data }) => {
       const access = data as {

@@ -1,6 +1,7 @@
 import { toBytes, type BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
 import { createEmitter, type EngineEvents, type Emitter } from './events.ts';
+import type { PrefetchOptions } from './handle.ts';
 import { unwrapCkc } from './fairplay.ts';
 import { headerRequired, isLocalUrl } from './header-check.ts';
 import { drmTypeFor, isFairPlay, SERVER_KEY_SYSTEMS, type DrmType } from './key-systems.ts';
@@ -45,8 +46,12 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   servers: Readonly<Record<string, string>>;
   /** Throws `INVALID_OPTIONS` for the first URL that is not local while no `header` was given. */
   checkHeader(urls: Iterable<string>): void;
-  /** Token for the coming license request; `false` when the key system or cid is not known. */
-  prefetch(keySystem: string | undefined, cid: string | undefined): Promise<boolean>;
+  /**
+   * Fetches the token for the coming license request: for the key system asked, else the one a
+   * license request used last, else the only one `configured`; and for the cid asked, else
+   * `contentId`. `false` when the key system or cid is not known yet.
+   */
+  prefetch(request: PrefetchOptions, configured: string[]): Promise<boolean>;
   begin(keySystem: string, drmType: DrmType, cid: string): LicenseExchange;
   /** Attaches a token to `headers` (a fresh one after a 401/403) and reports the request sent. */
   authorize(
@@ -126,6 +131,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   // player's own retry of that request does ask again.
   const prefetchFailures = new Map<string, unknown>();
   let requestsStarted = 0;
+  let lastKeySystem: string | undefined;
 
   const { licenseServer } = opts;
   const servers =
@@ -144,7 +150,9 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       if (opts.headerGiven) return;
       for (const url of urls) if (!isLocalUrl(url)) throw headerRequired(url);
     },
-    async prefetch(keySystem, cid) {
+    async prefetch({ keySystem: asked, contentId: cid = opts.contentId }, configured) {
+      const keySystem =
+        asked ?? lastKeySystem ?? (configured.length === 1 ? configured[0] : undefined);
       const drmType = keySystem && drmTypeFor(keySystem, opts.drmTypes);
       if (!cid || !drmType) return false;
       const before = requestsStarted;
@@ -168,6 +176,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     async authorize(x, headers, attempt, licenseRequestType) {
       const startedAt = opts.now();
       requestsStarted++;
+      lastKeySystem = x.keySystem;
       const key = keyOf(x.cid, x.drmType);
       const failed = prefetchFailures.get(key);
       if (failed !== undefined) {

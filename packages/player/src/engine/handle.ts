@@ -16,10 +16,3 @@ export interface LicenseAuthHandle<E extends EngineEvents = EngineEvents> {
   detach(): void;
   on<K extends keyof E>(name: K, listener: (event: E[K]) => void): () => void;
 }
-
-/** The key system to prefetch for: the one asked, the one used last, or the only one configured. */
-export const keySystemToPrefetch = (
-  asked: string | undefined,
-  last: string | undefined,
-  configured: string[],
-): string | undefined => asked ?? last ?? (configured.length === 1 ? configured[0] : undefined);

@@ -4,7 +4,7 @@ import { toBase64 } from '../engine/bytes.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import { LicenseAuthError } from '../engine/errors.ts';
 import { contentIdFromSkd, normaliseCertificate } from '../engine/fairplay.ts';
-import { keySystemToPrefetch, type LicenseAuthHandle } from '../engine/handle.ts';
+import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
@@ -51,7 +51,8 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     ...config.drmSystems,
   };
   for (const [keySystem, url] of Object.entries(engine.servers)) {
-    drmSystems[keySystem] = { licenseUrl: url, ...drmSystems[keySystem] };
+    const given = drmSystems[keySystem];
+    drmSystems[keySystem] = { ...given, licenseUrl: given?.licenseUrl ?? url };
   }
   engine.checkHeader(
     Object.entries(drmSystems)
@@ -71,7 +72,6 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   const getContentId = opts.getContentId;
   // hls.js calls the hook a second time when it rejects: the second call fails the same way.
   const failures = new WeakMap<Uint8Array, unknown>();
-  let lastKeySystem: string | undefined;
 
   const licenseXhrSetup: LicenseXhrSetup = async (xhr, url, keyContext, challenge) => {
     const failed = failures.get(challenge);
@@ -86,7 +86,6 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
         () => getContentId?.(keyContext),
         () => contentIdFromSkd(decryptdata?.uri),
       );
-      lastKeySystem = keySystem;
       const license = await sender.send({
         keySystem,
         drmType,
@@ -107,12 +106,8 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
     attached &&
     engine.prefetch(
-      keySystemToPrefetch(
-        request.keySystem,
-        lastKeySystem,
-        Object.keys(drmSystems).filter((ks) => drmTypeFor(ks, opts.drmTypes)),
-      ),
-      request.contentId ?? opts.contentId,
+      request,
+      Object.keys(drmSystems).filter((ks) => drmTypeFor(ks, opts.drmTypes)),
     );
   const listeners = {
     hlsManifestLoading: () => {

@@ -3,11 +3,7 @@ import { LicenseAuthError } from '../engine/errors.ts';
 import { normaliseCertificate } from '../engine/fairplay.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
 import { invalidOptions, resolveOptions } from '../engine/options.ts';
-import {
-  keySystemToPrefetch,
-  type LicenseAuthHandle as Handle,
-  type PrefetchOptions,
-} from '../engine/handle.ts';
+import type { LicenseAuthHandle as Handle, PrefetchOptions } from '../engine/handle.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
 import { createLicenseFilters, type DownloadFailedEvent } from './license-filters.ts';
@@ -61,7 +57,6 @@ export function attachLicenseAuth(
     );
   }
   const engine = createEngine<LicenseAuthEvents>(opts);
-  let lastKeySystem: string | undefined;
 
   // Configuration the app left empty is filled in, and taken out again on detach.
   const config = target.getConfiguration().drm;
@@ -120,9 +115,6 @@ export function attachLicenseAuth(
       }
     },
     certificateUrl,
-    onKeySystemUsed: (keySystem) => {
-      lastKeySystem = keySystem;
-    },
   });
   net.registerRequestFilter(filters.requestFilter);
   net.registerResponseFilter(filters.responseFilter);
@@ -133,12 +125,8 @@ export function attachLicenseAuth(
     if (!attached) return false;
     const drm = target.getConfiguration().drm;
     return engine.prefetch(
-      keySystemToPrefetch(
-        request.keySystem ?? drm.preferredKeySystems[0],
-        lastKeySystem,
-        Object.keys(drm.servers).filter((ks) => drmTypeFor(ks, opts.drmTypes)),
-      ),
-      request.contentId ?? opts.contentId,
+      { ...request, keySystem: request.keySystem ?? drm.preferredKeySystems[0] },
+      Object.keys(drm.servers).filter((ks) => drmTypeFor(ks, opts.drmTypes)),
     );
   };
 

@@ -21,7 +21,6 @@ export interface FilterDeps {
   send(request: ShakaRequest): Promise<ShakaResponse>;
   /** Absolute URL of the FairPlay certificate whose answers are normalised, if configured. */
   certificateUrl: string | undefined;
-  onKeySystemUsed(keySystem: string): void;
 }
 
 /** The parts of Shaka's `downloadfailed` event that are read. */
@@ -73,7 +72,6 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     }
     // Shaka resets headers before every attempt.
     await engine.authorize(state, request.headers, request.attempt, request.licenseRequestType);
-    deps.onKeySystemUsed(drmInfo.keySystem);
   };
 
   const requestFilter: RequestFilter = (type, request) => {

@@ -1,7 +1,7 @@
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import { LicenseAuthError } from '../engine/errors.ts';
 import { contentIdFromSkd, normaliseCertificate } from '../engine/fairplay.ts';
-import { keySystemToPrefetch, type LicenseAuthHandle } from '../engine/handle.ts';
+import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
 import { createLicenseSender } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
@@ -65,12 +65,10 @@ export function attachLicenseAuth(
   const eme = player.eme as { options: { keySystems?: Record<string, unknown> } };
   const previous = eme.options.keySystems;
   const { certificate, certificateUrl } = opts.fairplay ?? {};
-  let lastKeySystem: string | undefined;
 
   const license = (keySystem: string, emeOptions: unknown, skdId: unknown, message: unknown) => {
     const drmType = drmTypeFor(keySystem, opts.drmTypes) as string;
     const given = (emeOptions as { keySystems?: Record<string, { url?: string }> })?.keySystems;
-    lastKeySystem = keySystem;
     return resolveContentId(
       opts,
       keySystem,
@@ -135,11 +133,7 @@ export function attachLicenseAuth(
 
   let attached = true;
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
-    attached &&
-    engine.prefetch(
-      keySystemToPrefetch(request.keySystem, lastKeySystem, Object.keys(keySystems)),
-      request.contentId ?? opts.contentId,
-    );
+    attached && engine.prefetch(request, Object.keys(keySystems));
   const onLoadStart = () => {
     if (opts.autoPrefetch) prefetch().catch(() => undefined);
   };

@@ -24,7 +24,7 @@ export const BUDGET = { engine: 5 * 1024, adapter: 1.5 * 1024 } as const;
 /**
  * What the tests hold the sizes to: the issue's budget for the adapters, and for the engine, which
  * misses its budget (README.md says what its bytes buy), the largest engine an app bundled when the
- * measure was made (6893 bytes, the hls.js app) plus a margin.
+ * measure was made (6899 bytes, the hls.js app) plus a margin.
  */
 export const CEILING = { engine: 7 * 1024, adapter: BUDGET.adapter } as const;
 
@@ -155,14 +155,14 @@ const PARTS: Array<[string, string[]]> = (
     ],
     ['option checks (every broken rule in one error)', ['options.ts']],
     [
-      'exchange state: token attach, answer reading, refresh decision, events',
+      'exchange state: token attach, answer reading, refresh decision, prefetch choice, events',
       ['engine.ts', 'events.ts'],
     ],
     ['token cache and single flight', ['token-cache.ts']],
     ['FairPlay helpers (certificate, SPC body, CKC, skd:// cid)', ['fairplay.ts']],
     ['header check for remote servers', ['header-check.ts']],
     ['error classes, finding them in a player’s error', ['errors.ts', 'find-error.ts']],
-    ['bytes, key systems, prefetch choice', ['bytes.ts', 'key-systems.ts', 'handle.ts']],
+    ['bytes, key systems', ['bytes.ts', 'key-systems.ts']],
   ] as Array<[string, string[]]>
 ).map(([part, files]) => [part, files.map((file) => `engine/${file}`)]);
 

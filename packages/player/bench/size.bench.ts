@@ -24,7 +24,7 @@ export const BUDGET = { engine: 5 * 1024, adapter: 1.5 * 1024 } as const;
 /**
  * What the tests hold the sizes to: the issue's budget for the adapters, and for the engine, which
  * misses its budget (README.md says what its bytes buy), the largest engine an app bundled when the
- * measure was made (6899 bytes, the hls.js app) plus a margin.
+ * measure was made (6909 bytes, the hls.js app) plus a margin.
  */
 export const CEILING = { engine: 7 * 1024, adapter: BUDGET.adapter } as const;
 

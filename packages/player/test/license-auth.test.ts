@@ -312,6 +312,15 @@ describe('prefetch', () => {
     expect(h.seen.token).toHaveLength(2);
   });
 
+  test('prefetch() without a key system picks the only configured one the service knows', async () => {
+    const { player, handle } = setup();
+    player.configure({
+      drm: { servers: { 'com.example.other-drm': LICENSE_URL, 'com.widevine.alpha': LICENSE_URL } },
+    });
+    expect(await handle.prefetch()).toBe(true);
+    expect(h.seen.token).toEqual([{ cid: 'movie-1', drm_type: 'Widevine' }]);
+  });
+
   test('prefetch without a known key system does nothing', async () => {
     const { handle } = setup();
     expect(await handle.prefetch()).toBe(false);

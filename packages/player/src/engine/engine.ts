@@ -48,10 +48,10 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   checkHeader(urls: Iterable<string>): void;
   /**
    * Fetches the token for the coming license request: for the key system asked, else the one a
-   * license request used last, else the only one `configured`; and for the cid asked, else
-   * `contentId`. `false` when the key system or cid is not known yet.
+   * license request used last, else the only one of `configured` with a drm_type; and for the cid
+   * asked, else `contentId`. `false` when the key system or cid is not known yet.
    */
-  prefetch(request: PrefetchOptions, configured: string[]): Promise<boolean>;
+  prefetch(request: PrefetchOptions, configured: readonly string[]): Promise<boolean>;
   begin(keySystem: string, drmType: DrmType, cid: string): LicenseExchange;
   /** Attaches a token to `headers` (a fresh one after a 401/403) and reports the request sent. */
   authorize(
@@ -151,8 +151,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       for (const url of urls) if (!isLocalUrl(url)) throw headerRequired(url);
     },
     async prefetch({ keySystem: asked, contentId: cid = opts.contentId }, configured) {
-      const keySystem =
-        asked ?? lastKeySystem ?? (configured.length === 1 ? configured[0] : undefined);
+      const known = configured.filter((ks) => drmTypeFor(ks, opts.drmTypes));
+      const keySystem = asked ?? lastKeySystem ?? (known.length === 1 ? known[0] : undefined);
       const drmType = keySystem && drmTypeFor(keySystem, opts.drmTypes);
       if (!cid || !drmType) return false;
       const before = requestsStarted;

@@ -104,11 +104,7 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
 
   let attached = true;
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
-    attached &&
-    engine.prefetch(
-      request,
-      Object.keys(drmSystems).filter((ks) => drmTypeFor(ks, opts.drmTypes)),
-    );
+    attached && engine.prefetch(request, Object.keys(drmSystems));
   const listeners = {
     hlsManifestLoading: () => {
       if (opts.autoPrefetch) prefetch().catch(() => undefined);

@@ -126,7 +126,7 @@ export function attachLicenseAuth(
     const drm = target.getConfiguration().drm;
     return engine.prefetch(
       { ...request, keySystem: request.keySystem ?? drm.preferredKeySystems[0] },
-      Object.keys(drm.servers).filter((ks) => drmTypeFor(ks, opts.drmTypes)),
+      Object.keys(drm.servers),
     );
   };
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { findChromium, launchChromium, type LaunchedChromium } from '../support/chromium.ts';
 import { buildTestPage } from '../support/page-build.ts';
 import { pollStatus } from '../support/session.ts';
-import { decodePng, type RgbImage } from '../support/png.ts';
+import { screenshotFrame, type ShownFrame } from '../support/frame-check.ts';
 import { SAMPLE, SIGNED_IN_USER, SITE, startSite, type RunningSite } from '../support/site.ts';
 import { startStaticServer, type StaticServer } from '../support/static-server.ts';
 import type { AdapterHarness, AdapterSetup, AdapterStatus } from './page/adapter-api.ts';
@@ -36,7 +36,7 @@ export interface PlayerPage {
     timeoutMs?: number,
   ): Promise<AdapterStatus>;
   /** Pauses at `seconds`, then screenshots the <video> element. */
-  frameAt(id: string, seconds: number): Promise<{ image: RgbImage; png: Buffer; time: number }>;
+  frameAt(id: string, seconds: number): Promise<ShownFrame>;
 }
 
 /** One browser and page, the site, the emulator and the content for a whole test file. */
@@ -133,8 +133,7 @@ function playerPage(page: Page, origin: string): PlayerPage {
         [id, seconds] as const,
       );
       const { videoId } = await status(id);
-      const png = await page.locator(`[id="${videoId}"]`).screenshot({ animations: 'disabled' });
-      return { image: decodePng(png), png, time };
+      return screenshotFrame(page.locator(`[id="${videoId}"]`), time);
     },
   };
 }

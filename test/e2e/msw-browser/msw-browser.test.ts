@@ -5,9 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { e2eSkipped, findChromium, launchChromium, SKIP_NOTICE } from '../support/chromium.ts';
 import { buildTestPage } from '../support/page-build.ts';
-import { frameStats, isBlankFrame, meanDifference, referenceFrame } from '../support/frames.ts';
-import { MAX_FRAME_DIFFERENCE } from '../support/playback.ts';
-import { decodePng } from '../support/png.ts';
+import { expectClearSourceFrame, screenshotFrame } from '../support/frame-check.ts';
 import { SAMPLE, SITE } from '../support/site.ts';
 import { startStaticServer, type StaticServer } from '../support/static-server.ts';
 import type { KitPage, KitSetup, KitStatus } from './page/kit-api.ts';
@@ -110,14 +108,7 @@ describe.skipIf(skip)('the msw kit in a real browser (msw/browser, a service wor
     ]);
 
     const time = await page.evaluate(() => (globalThis as unknown as KitWindow).kit.showFrame(2));
-    expect(time).toBe(2);
-    const image = decodePng(await page.locator('#video').screenshot({ animations: 'disabled' }));
-    expect(isBlankFrame(image), `frame stats ${JSON.stringify(frameStats(image))}`).toBe(false);
-    const at2s = meanDifference(image, referenceFrame(2));
-    expect(at2s).toBeLessThan(MAX_FRAME_DIFFERENCE);
-    expect(at2s).toBeLessThan(
-      Math.min(meanDifference(image, referenceFrame(1)), meanDifference(image, referenceFrame(3))),
-    );
+    expectClearSourceFrame(await screenshotFrame(page.locator('#video'), time), 'msw-browser');
     expect(pageErrors).toEqual([]);
   });
 

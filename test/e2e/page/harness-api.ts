@@ -107,7 +107,7 @@ export interface Harness {
   /** Creates a 640x360 <video>, a Shaka player and its license auth, and starts `load()`. */
   start(setup: PlaySetup): Promise<void>;
   status(id: string): PlayerStatus;
-  /** Pauses, seeks to `seconds` and resolves once that frame is painted. */
+  /** Pauses, seeks to `seconds` and resolves once that frame is on screen, with its media time. */
   showFrame(id: string, seconds: number): Promise<number>;
   /** `player.unload()`; resolves with how long it took, in ms. */
   unload(id: string): Promise<number>;

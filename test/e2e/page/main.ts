@@ -3,7 +3,7 @@ import { attachLicenseAuth, findLicenseAuthError, type LicenseAuthHandle } from 
 import shakaModule from 'shaka-player';
 import type Shaka from 'shaka-player';
 import type { AppError, Harness, PlayerStatus, PlaySetup } from './harness-api.ts';
-import { showFrame } from './show-frame.ts';
+import { showFrame, type FrameVideo } from './show-frame.ts';
 
 // The compiled build is CommonJS; its exports object is the namespace itself.
 const shaka = shakaModule as unknown as typeof Shaka.default;
@@ -11,17 +11,13 @@ type Player = Shaka.default.Player;
 
 // The repository's type check runs without the DOM library (it clashes with Node's stream types), so
 // the page names the few browser members it uses.
-interface VideoElement {
+interface VideoElement extends FrameVideo {
   id: string;
   muted: boolean;
   autoplay: boolean;
-  currentTime: number;
   readonly paused: boolean;
   readonly readyState: number;
-  pause(): void;
   remove(): void;
-  requestVideoFrameCallback(callback: () => void): number;
-  addEventListener(type: 'seeked', listener: () => void, options: { once: true }): void;
 }
 interface PageGlobals {
   document: {

@@ -1,30 +1,58 @@
 // Shared by the test pages (main, adapters, msw-browser): vite bundles it into each.
 
-/** The few members of a <video> the frame check uses (the type check runs without the DOM lib). */
+/** What the browser tells of a frame it put on screen (the type check runs without the DOM lib). */
+export interface PresentedFrame {
+  /** The frame's presentation time in the media, in seconds. */
+  mediaTime: number;
+}
+
+/** The few members of a <video> the frame check uses. */
 export interface FrameVideo {
   currentTime: number;
   pause(): void;
-  requestVideoFrameCallback(callback: () => void): number;
+  requestVideoFrameCallback(callback: (now: number, frame: PresentedFrame) => void): number;
   addEventListener(type: 'seeked', listener: () => void, options: { once: true }): void;
 }
 
-/** Pauses, seeks to `seconds` and resolves once that frame is painted, with the time reached. */
+/** How far a presented frame may be from the asked time: under half a frame of the 24 fps clip. */
+const SAME_FRAME_SECONDS = 0.02;
+
+/**
+ * Pauses, seeks to `seconds` and resolves once the frame there is on screen, with the media time of
+ * the frame last put on screen: the caller checks it is the one asked for.
+ */
 export async function showFrame(video: FrameVideo, seconds: number): Promise<number> {
-  const page = globalThis as unknown as { requestAnimationFrame(callback: () => void): number };
+  const page = globalThis as unknown as {
+    requestAnimationFrame(callback: () => void): number;
+    setTimeout(callback: () => void, ms: number): number;
+  };
   video.pause();
-  const painted = new Promise<void>((resolve) => {
-    video.requestVideoFrameCallback(() => resolve());
+  // A frame decoded before the pause may still be put on screen after the seek has been asked for;
+  // waiting for any frame let a screenshot catch that one (a CI run saw 6.5 levels off the clear
+  // frame where 0.7 is usual). Only a frame at the asked time ends the wait.
+  let lastShown: number | undefined;
+  const painted = new Promise<number>((resolve) => {
+    const onFrame = (_now: number, frame: PresentedFrame) => {
+      lastShown = frame.mediaTime;
+      if (Math.abs(frame.mediaTime - seconds) < SAME_FRAME_SECONDS) resolve(frame.mediaTime);
+      else video.requestVideoFrameCallback(onFrame);
+    };
+    video.requestVideoFrameCallback(onFrame);
   });
   const seeked = new Promise<void>((resolve) =>
     video.addEventListener('seeked', () => resolve(), { once: true }),
   );
   video.currentTime = seconds;
   await seeked;
-  // A frame callback may have fired for the frame before the seek; the timeout covers a seek to
-  // the frame already shown, which paints nothing new.
-  await Promise.race([painted, new Promise((r) => setTimeout(r, 1000))]);
+  // A seek to the frame already shown paints nothing new; after a second, what is shown stays.
+  const shown = await Promise.race([
+    painted,
+    new Promise<number>((resolve) =>
+      page.setTimeout(() => resolve(lastShown ?? video.currentTime), 1000),
+    ),
+  ]);
   await new Promise<void>((r) =>
     page.requestAnimationFrame(() => page.requestAnimationFrame(() => r())),
   );
-  return video.currentTime;
+  return shown;
 }

@@ -1,18 +1,11 @@
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { AppError, PlayerStatus } from '../page/harness-api.ts';
-import { frameStats, isBlankFrame, meanDifference, referenceFrame } from './frames.ts';
+import { expectClearSourceFrame, type FrameDifference } from './frame-check.ts';
 import type { E2eSession } from './session.ts';
-
-/** Screenshot of the decrypted frame vs. the clear source: measured at about 0.7 levels here. */
-export const MAX_FRAME_DIFFERENCE = 5;
 
 export interface PlaybackProof {
   status: PlayerStatus;
-  /** Mean difference to the clear frame at 2 s, and to its neighbours at 1 s and 3 s. */
-  difference: { at2s: number; at1s: number; at3s: number };
+  difference: FrameDifference;
 }
 
 /**
@@ -34,19 +27,7 @@ export async function expectDecryptedPlayback(
   expect(status.errors, describeErrors(status.errors)).toEqual([]);
   expect(status.currentTime).toBeGreaterThan(at);
 
-  const { image, png, time } = await session.frameAt(id, at);
-  expect(time).toBe(at);
-  if (process.env['MULTIDRM_E2E_SCREENSHOTS']) {
-    writeFileSync(join(tmpdir(), `multidrm-e2e-${id}-2s.png`), png);
-  }
-  expect(isBlankFrame(image), `frame stats ${JSON.stringify(frameStats(image))}`).toBe(false);
-  const difference = {
-    at2s: meanDifference(image, referenceFrame(2)),
-    at1s: meanDifference(image, referenceFrame(1)),
-    at3s: meanDifference(image, referenceFrame(3)),
-  };
-  expect(difference.at2s).toBeLessThan(MAX_FRAME_DIFFERENCE);
-  expect(difference.at2s).toBeLessThan(Math.min(difference.at1s, difference.at3s));
+  const difference = expectClearSourceFrame(await session.frameAt(id, at), id, at);
   expect(session.pageErrors).toEqual([]);
   return { status, difference };
 }

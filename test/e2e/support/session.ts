@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { Harness, PlayerStatus, PlaySetup } from '../page/harness-api.ts';
 import { findChromium, launchChromium, type LaunchedChromium } from './chromium.ts';
-import { decodePng, type RgbImage } from './png.ts';
+import { screenshotFrame, type ShownFrame } from './frame-check.ts';
 import { SIGNED_IN_USER } from './site.ts';
 import { startStack, type Stack } from './stack.ts';
 
@@ -47,7 +47,7 @@ export interface E2eSession {
     timeoutMs?: number,
   ): Promise<PlayerStatus>;
   /** Pauses at `seconds`, then screenshots the <video> element. */
-  frameAt(id: string, seconds: number): Promise<{ image: RgbImage; png: Buffer; time: number }>;
+  frameAt(id: string, seconds: number): Promise<ShownFrame>;
   unload(id: string): Promise<number>;
   /** Destroys every player on the page. */
   reset(): Promise<void>;
@@ -106,8 +106,7 @@ export async function openSession(): Promise<E2eSession> {
           ([i, s]) => (globalThis as unknown as HarnessWindow).harness.showFrame(i, s),
           [id, seconds] as const,
         );
-        const png = await page.locator(`#${id}`).screenshot({ animations: 'disabled' });
-        return { image: decodePng(png), png, time };
+        return screenshotFrame(page.locator(`#${id}`), time);
       },
       unload: (id) =>
         page.evaluate((i) => (globalThis as unknown as HarnessWindow).harness.unload(i), id),

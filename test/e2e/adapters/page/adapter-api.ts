@@ -60,6 +60,6 @@ export interface AdapterHarness {
   /** Creates a 640x360 <video>, the player and its license auth, and starts playback. */
   start(setup: AdapterSetup): Promise<void>;
   status(id: string): AdapterStatus;
-  /** Pauses, seeks to `seconds` and resolves once that frame is painted. */
+  /** Pauses, seeks to `seconds` and resolves once that frame is on screen, with its media time. */
   showFrame(id: string, seconds: number): Promise<number>;
 }

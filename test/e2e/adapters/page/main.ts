@@ -20,19 +20,15 @@ import type {
   PageAuthOptions,
   PlayerName,
 } from './adapter-api.ts';
-import { showFrame } from '../../page/show-frame.ts';
+import { showFrame, type FrameVideo } from '../../page/show-frame.ts';
 
 // The repository's type check runs without the DOM library, so the page names the browser members
 // it uses.
-interface VideoElement {
+interface VideoElement extends FrameVideo {
   id: string;
   muted: boolean;
   autoplay: boolean;
-  currentTime: number;
   readonly readyState: number;
-  pause(): void;
-  requestVideoFrameCallback(callback: () => void): number;
-  addEventListener(type: 'seeked', listener: () => void, options: { once: true }): void;
 }
 interface PageGlobals {
   document: {

@@ -37,6 +37,6 @@ export interface KitStatus {
 export interface KitPage {
   start(setup: KitSetup): Promise<{ licenseUrl: string }>;
   status(): KitStatus;
-  /** Pauses, seeks to `seconds` and resolves once that frame is painted. */
+  /** Pauses, seeks to `seconds` and resolves once that frame is on screen, with its media time. */
   showFrame(seconds: number): Promise<number>;
 }

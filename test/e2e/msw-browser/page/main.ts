@@ -6,17 +6,12 @@ import { setupWorker } from 'msw/browser';
 import shakaModule from 'shaka-player';
 import type Shaka from 'shaka-player';
 import type { KitError, KitPage, KitStatus } from './kit-api.ts';
-import { showFrame } from '../../page/show-frame.ts';
+import { showFrame, type FrameVideo } from '../../page/show-frame.ts';
 
 const shaka = shakaModule as unknown as typeof Shaka.default;
 
 // The repository's type check runs without the DOM library: the page names the members it uses.
-interface VideoElement {
-  currentTime: number;
-  pause(): void;
-  requestVideoFrameCallback(callback: () => void): number;
-  addEventListener(type: 'seeked', listener: () => void, options: { once: true }): void;
-}
+type VideoElement = FrameVideo;
 interface PageGlobals {
   document: { title: string; getElementById(id: 'video'): VideoElement };
   navigator: { serviceWorker: { controller: unknown } };

@@ -1,0 +1,67 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Locator } from 'playwright-core';
+import { expect } from 'vitest';
+import { frameStats, isBlankFrame, meanDifference, referenceFrame } from './frames.ts';
+import { decodePng, type RgbImage } from './png.ts';
+
+/** Screenshot of the decrypted frame vs. the clear source: measured at about 0.7 levels here. */
+export const MAX_FRAME_DIFFERENCE = 5;
+
+/** A screenshot of a player's picture, and the media time of the frame the browser put on screen. */
+export interface ShownFrame {
+  image: RgbImage;
+  png: Buffer;
+  time: number;
+}
+
+/** Screenshots the <video> `video` after the page has shown the frame at media time `time`. */
+export async function screenshotFrame(video: Locator, time: number): Promise<ShownFrame> {
+  const png = await video.screenshot({ animations: 'disabled' });
+  return { image: decodePng(png), png, time };
+}
+
+/** Mean difference to the clear frame at 2 s, and to its neighbours at 1 s and 3 s. */
+export interface FrameDifference {
+  at2s: number;
+  at1s: number;
+  at3s: number;
+}
+
+/**
+ * The picture is the clear source's frame at 2 s, decrypted: the frame on screen is the one at `at`
+ * seconds (2, or 10 in the two-period content, which plays the 8 s clip twice), it is not blank, and
+ * it differs from the clear frame by less than MAX_FRAME_DIFFERENCE and by less than from the frames
+ * at 1 s and 3 s. A failing check keeps the screenshot and names it; MULTIDRM_E2E_SCREENSHOTS=1
+ * keeps every one.
+ */
+export function expectClearSourceFrame(frame: ShownFrame, name: string, at = 2): FrameDifference {
+  const difference = {
+    at2s: meanDifference(frame.image, referenceFrame(2)),
+    at1s: meanDifference(frame.image, referenceFrame(1)),
+    at3s: meanDifference(frame.image, referenceFrame(3)),
+  };
+  const stats = frameStats(frame.image);
+  const matches =
+    frame.time === at &&
+    !isBlankFrame(frame.image) &&
+    difference.at2s < MAX_FRAME_DIFFERENCE &&
+    difference.at2s < Math.min(difference.at1s, difference.at3s);
+  let kept = '';
+  if (!matches || process.env['MULTIDRM_E2E_SCREENSHOTS']) {
+    const file = join(tmpdir(), `multidrm-e2e-${name}-${at}s.png`);
+    writeFileSync(file, frame.png);
+    kept = `; screenshot kept as ${file}`;
+  }
+  const measured = `frame on screen at ${frame.time} s, ${JSON.stringify({ ...stats, difference })}${kept}`;
+  expect(frame.time, `the frame on screen is the one asked for: ${measured}`).toBe(at);
+  expect(isBlankFrame(frame.image), `a real picture: ${measured}`).toBe(false);
+  expect(difference.at2s, `close to the clear frame: ${measured}`).toBeLessThan(
+    MAX_FRAME_DIFFERENCE,
+  );
+  expect(difference.at2s, `closer to 2 s than to 1 s and 3 s: ${measured}`).toBeLessThan(
+    Math.min(difference.at1s, difference.at3s),
+  );
+  return difference;
+}

@@ -17,6 +17,7 @@ export function rawRequest(
 ): Promise<RawAnswer> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
+    let answered = false;
     const req = request(
       {
         host: target.hostname,
@@ -26,6 +27,7 @@ export function rawRequest(
         headers: options.headers ?? {},
       },
       (res) => {
+        answered = true;
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () =>
@@ -38,7 +40,11 @@ export function rawRequest(
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    // A server may answer before reading a large body and then close the connection (site-kit's
+    // adapter does, to stop the upload): the client's write then fails after the answer came.
+    req.on('error', (error) => {
+      if (!answered) reject(error);
+    });
     req.end(options.body);
   });
 }

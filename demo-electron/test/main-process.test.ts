@@ -370,6 +370,12 @@ describe('runDemoApp with a fake Electron', () => {
     const contents = created[0]!.window.webContents;
     expect(contents.fire('will-navigate', 'https://example.com/')).toBe(true);
     expect(contents.fire('will-navigate', `${running.stack.url}/`)).toBe(false);
+    // The loopback servers are not the app: neither navigation nor permissions reach them.
+    expect(contents.fire('will-navigate', `${running.stack.loopbackUrl}/`)).toBe(true);
+    expect(contents.fire('will-navigate', 'multidrm-demo://other/')).toBe(true);
+    expect(session.ask('mediaKeySystem', { requestingUrl: `${running.stack.loopbackUrl}/` })).toBe(
+      false,
+    );
     expect(contents.openHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
     expect(session.ask('mediaKeySystem', { requestingUrl: `${running.stack.url}/` })).toBe(true);
     expect(session.ask('geolocation', { requestingUrl: `${running.stack.url}/` })).toBe(false);

@@ -40,7 +40,7 @@ export interface DemoStack {
   openUrl: string;
   /** The loopback server: the whole app in the web mode, only the gateways in Electron. */
   loopbackUrl: string;
-  /** The page and the site as one web handler: Electron's protocol handler serves it. */
+  /** The page and the site as one web handler (Electron's protocol handler serves it), checks included. */
   handle(request: Request): Promise<Response>;
   emulatorUrl: string;
   contentUrl: string;
@@ -115,13 +115,14 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       }
       return response;
     };
+    const guarded = async (request: Request) => guard.check(request) ?? appHandler(request);
     const loopback = await listen(
       electron
         ? async (request) =>
             GATEWAY_PATHS.has(new URL(request.url).pathname)
               ? (guard.check(request) ?? appHandler(request))
               : notFound()
-        : async (request) => guard.check(request) ?? appHandler(request),
+        : guarded,
       electron ? 0 : options.port,
     );
     started.push(loopback);
@@ -172,7 +173,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       url: appOrigin,
       openUrl: electron ? `${appOrigin}/` : `${appOrigin}${guard.launchPath}`,
       loopbackUrl: loopback.url,
-      handle: schemeHandler,
+      handle: electron ? schemeHandler : guarded,
       emulatorUrl: emulator.url,
       contentUrl: content.url,
       api,
@@ -199,7 +200,7 @@ const plain = (status: number, text: string) =>
     headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
   });
 const notFound = () => plain(404, 'NOT_FOUND: nothing is served here.');
-const foreign = () => plain(403, 'FORBIDDEN_ORIGIN: only the demo page may call the demo.');
+const foreign = () => plain(403, 'FORBIDDEN_ORIGIN: Only the demo page may call the demo.');
 
 // A configured real license cloud must be reachable from the page.
 function realOrigins(settings: Readonly<RealServiceSettings>): string[] {

@@ -64,6 +64,11 @@ export interface StreamStats {
   streams: number;
   /** Entries in the users' expiry heaps, live and stale. */
   pendingExpiries: number;
+  /**
+   * Heap entries popped or rebuilt since the start: the registry's work beyond O(log n) per
+   * request. It grows by at most a few per request, whatever the requests hold.
+   */
+  entriesTouched: number;
 }
 
 interface Stream {
@@ -93,6 +98,7 @@ export class StreamRegistry {
   readonly #firstLicense = new Map<string, number>();
   #streamCount = 0;
   #unnamed = 0;
+  #touched = 0;
 
   constructor(options: StreamOptions) {
     this.#options = {
@@ -191,6 +197,7 @@ export class StreamRegistry {
     // Renewals leave their old expiry behind: rebuild once stale entries are the majority.
     if (user.heap.length > 2 * user.streams.size + 16) {
       user.heap = [];
+      this.#touched += user.streams.size;
       for (const live of user.streams.values())
         push(user.heap, { atMs: live.expiresMs, stream: live });
     }
@@ -209,7 +216,12 @@ export class StreamRegistry {
   stats(): StreamStats {
     let pendingExpiries = 0;
     for (const user of this.#users.values()) pendingExpiries += user.heap.length;
-    return { users: this.#users.size, streams: this.#streamCount, pendingExpiries };
+    return {
+      users: this.#users.size,
+      streams: this.#streamCount,
+      pendingExpiries,
+      entriesTouched: this.#touched,
+    };
   }
 
   #intervalOf(policy: EffectivePolicy): number {
@@ -221,6 +233,7 @@ export class StreamRegistry {
   #expire(user: UserStreams, nowMs: number): void {
     for (let top = user.heap[0]; top !== undefined && top.atMs < nowMs; top = user.heap[0]) {
       pop(user.heap);
+      this.#touched++;
       const { stream } = top;
       // Stale: the stream renewed since (a later expiry), or was already forgotten.
       if (stream.expiresMs !== top.atMs || user.streams.get(stream.key) !== stream) continue;

@@ -14,7 +14,8 @@ else await buildRenderer();
 
 try {
   const stack = await startDemoStack({ ...demoPaths(DEMO_ROOT), shell: 'web', port });
-  console.log(`multidrm demo: open ${stack.url}`);
+  // The address carries this run's launch key: only a browser given it gets the page and tokens.
+  console.log(`multidrm demo: open ${stack.openUrl}`);
   console.log(
     `  license service emulator ${stack.emulatorUrl}  (flow events: ${stack.emulatorUrl}/events)`,
   );

@@ -5,15 +5,18 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseArguments } from '../src/main/contract-schemas.ts';
 import type { PlayPlan, PlayRequest, Result } from '../src/shared/contract.ts';
 import { FAULT_MENU } from '../src/shared/faults.ts';
-import { CONTENT_DIR, startTestStack } from './support/stack.ts';
+import { CONTENT_DIR, pageHeaders, startTestStack } from './support/stack.ts';
 
 // The faults menu speaks the emulator's fault vocabulary: the same data as the msw kit's tests and
 // the CLI's config file.
 
 let web: Awaited<ReturnType<typeof startTestStack>>;
+/** The page's Origin and session cookie: only the page gets tokens. */
+let asPage: Record<string, string>;
 let keys: { cid: string; kid: string };
 beforeAll(async () => {
   web = await startTestStack('web');
+  asPage = await pageHeaders(web.stack);
   keys = JSON.parse(await readFile(join(CONTENT_DIR, 'keys.json'), 'utf8'));
 });
 afterAll(() => web?.close());
@@ -43,7 +46,7 @@ function value<T>(result: Result<T>): T {
 async function license(plan: PlayPlan): Promise<Record<string, unknown>> {
   const site = await fetch(plan.tokenUrl as string, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { ...asPage, 'content-type': 'application/json' },
     body: JSON.stringify({ cid: plan.cid, drm_type: 'Widevine' }),
   });
   const kid = Buffer.from(keys.kid, 'hex').toString('base64url');

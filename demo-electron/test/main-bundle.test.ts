@@ -43,7 +43,8 @@ test('the bundled main process starts, loads the built page and quits cleanly', 
     csp: string;
     title: string;
   }[];
-  expect(loaded?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  // The page comes through the app's own scheme, not a loopback server.
+  expect(loaded?.url).toBe('multidrm-demo://app/');
   expect(loaded).toMatchObject({ status: 200, title: 'multidrm demo' });
   expect(loaded?.csp).toContain("script-src 'self'");
 });
@@ -54,6 +55,24 @@ test('it opens the window with the sandboxed preload from dist/preload', () => {
   expect(prefs?.['preload']).toBe(
     fileURLToPath(new URL('../dist/preload/index.cjs', import.meta.url)),
   );
+});
+
+test('it registers its privileged scheme and serves it with a protocol handler', () => {
+  expect(values('SCHEMES')).toEqual([
+    [
+      {
+        scheme: 'multidrm-demo',
+        privileges: {
+          standard: true,
+          secure: true,
+          supportFetchAPI: true,
+          corsEnabled: true,
+          stream: true,
+        },
+      },
+    ],
+  ]);
+  expect(values('PROTOCOL')).toEqual(['multidrm-demo']);
 });
 
 test("it restricts permissions and registers exactly the contract's channels", () => {

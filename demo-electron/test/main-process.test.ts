@@ -10,6 +10,12 @@ import type {
   WindowLike,
 } from '../src/main/electron-types.ts';
 import { registerIpc } from '../src/main/ipc.ts';
+import {
+  APP_ORIGIN,
+  APP_SCHEME,
+  APP_SCHEME_PRIVILEGES,
+  type ProtocolLike,
+} from '../src/main/app-protocol.ts';
 import { ALLOWED_PERMISSIONS, hardenContents, restrictPermissions } from '../src/main/security.ts';
 import { windowOptions } from '../src/main/window-options.ts';
 import { CALLS, type DemoApi, type Result } from '../src/shared/contract.ts';
@@ -72,6 +78,31 @@ class FakeIpcMain {
     const handler = this.handlers.get(channel);
     if (!handler) throw new Error(`no handler for ${channel}`);
     return Promise.resolve(handler(event, ...args)) as Promise<Result<unknown>>;
+  }
+}
+
+class FakeProtocol implements ProtocolLike {
+  readonly privileged: Parameters<ProtocolLike['registerSchemesAsPrivileged']>[0] = [];
+  readonly handlers = new Map<string, (request: Request) => Promise<Response>>();
+  /** Whether the app was ready when the scheme got its privileges (Electron requires before). */
+  registeredBeforeReady: boolean | undefined;
+  ready = false;
+  registerSchemesAsPrivileged(schemes: Parameters<ProtocolLike['registerSchemesAsPrivileged']>[0]) {
+    this.registeredBeforeReady = !this.ready;
+    this.privileged.push(...schemes);
+  }
+  handle(scheme: string, handler: (request: Request) => Promise<Response>) {
+    if (this.handlers.has(scheme)) throw new Error(`second handler for ${scheme}`);
+    this.handlers.set(scheme, handler);
+  }
+  unhandle(scheme: string) {
+    this.handlers.delete(scheme);
+  }
+  /** What Electron does with a request for the scheme. */
+  fetch(url: string, init?: RequestInit): Promise<Response> {
+    const handler = this.handlers.get(new URL(url).protocol.slice(0, -1));
+    if (!handler) throw new Error(`no handler for ${url}`);
+    return handler(new Request(url, init));
   }
 }
 
@@ -248,10 +279,11 @@ describe('runDemoApp with a fake Electron', () => {
   }
   const ipc = new FakeIpcMain();
   const session = new FakeSession();
+  const protocol = new FakeProtocol();
   const devWindow = (preload: string) => windowOptions(preload, { development: true });
   const electron: ElectronLike<ReturnType<typeof windowOptions>> = {
     app: {
-      whenReady: async () => undefined,
+      whenReady: async () => void (protocol.ready = true),
       on: (event: string, listener: Listener) => {
         appEvents.set(event, [...(appEvents.get(event) ?? []), listener]);
       },
@@ -259,6 +291,7 @@ describe('runDemoApp with a fake Electron', () => {
     },
     BrowserWindow: FakeWindow,
     ipcMain: ipc,
+    protocol,
     session: { defaultSession: session },
   };
   let running: RunningDemoApp;
@@ -285,14 +318,64 @@ describe('runDemoApp with a fake Electron', () => {
   test("opens one window with the hardened options and loads the stack's page", () => {
     expect(created).toHaveLength(1);
     expect(created[0]?.options).toEqual(devWindow('/app/dist/preload/index.cjs'));
-    expect(created[0]?.window.loaded).toEqual([running.stack.url]);
+    expect(created[0]?.window.loaded).toEqual([`${APP_ORIGIN}/`]);
+    expect(running.stack.url).toBe(APP_ORIGIN);
     expect(created[0]?.window.shown).toBe(true);
+  });
+
+  test('gives its scheme the privileges of a secure standard origin before the app is ready, and no CSP bypass', () => {
+    expect(protocol.registeredBeforeReady).toBe(true);
+    expect(protocol.privileged).toEqual([
+      { scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES },
+    ]);
+    expect(APP_SCHEME_PRIVILEGES).toEqual({
+      standard: true,
+      secure: true,
+      supportFetchAPI: true,
+      corsEnabled: true,
+      stream: true,
+    });
+    expect(APP_SCHEME_PRIVILEGES).not.toHaveProperty('bypassCSP');
+  });
+
+  test('its protocol handler serves the page with its CSP, and the site to the page only', async () => {
+    const page = await protocol.fetch(`${APP_ORIGIN}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toBe(running.stack.csp());
+    expect(await page.text()).toContain('<title>multidrm demo</title>');
+    const token = (origin?: string) =>
+      protocol.fetch(`${APP_ORIGIN}/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(origin === undefined ? {} : { origin }),
+        },
+        body: JSON.stringify({ cid: 'free-sample', drm_type: 'Widevine' }),
+      });
+    // The site answers the page (here: nobody has signed in yet).
+    expect((await token(APP_ORIGIN)).status).toBe(401);
+    for (const origin of [undefined, 'http://127.0.0.1:4321', 'null', 'multidrm-demo://other']) {
+      const refused = await token(origin);
+      expect(refused.status, String(origin)).toBe(403);
+      expect(await refused.text()).toMatch(/^FORBIDDEN_ORIGIN: /);
+    }
+    // The gateways are the emulator's business, on loopback: not on the scheme.
+    expect((await protocol.fetch(`${APP_ORIGIN}/gateway`, { method: 'POST' })).status).toBe(404);
+    // Another host of the scheme is nothing.
+    expect((await protocol.fetch('multidrm-demo://elsewhere/')).status).toBe(404);
+    expect((await protocol.fetch(`${APP_ORIGIN}/../../etc/passwd`)).status).toBe(404);
   });
 
   test("hardens the window's contents and the session", () => {
     const contents = created[0]!.window.webContents;
     expect(contents.fire('will-navigate', 'https://example.com/')).toBe(true);
     expect(contents.fire('will-navigate', `${running.stack.url}/`)).toBe(false);
+    // The loopback servers are not the app: neither navigation nor permissions reach them.
+    expect(contents.fire('will-navigate', `${running.stack.loopbackUrl}/`)).toBe(true);
+    expect(contents.fire('will-navigate', 'multidrm-demo://other/')).toBe(true);
+    expect(session.ask('mediaKeySystem', { requestingUrl: `${running.stack.loopbackUrl}/` })).toBe(
+      false,
+    );
     expect(contents.openHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
     expect(session.ask('mediaKeySystem', { requestingUrl: `${running.stack.url}/` })).toBe(true);
     expect(session.ask('geolocation', { requestingUrl: `${running.stack.url}/` })).toBe(false);
@@ -323,7 +406,8 @@ describe('runDemoApp with a fake Electron', () => {
     for (const listener of appEvents.get('will-quit') ?? []) listener();
     await running.shutdown();
     expect(ipc.handlers.size).toBe(0);
-    await expect(fetch(`${running.stack.url}/`)).rejects.toThrow();
+    expect(protocol.handlers.size).toBe(0);
+    await expect(fetch(`${running.stack.loopbackUrl}/gateway`)).rejects.toThrow();
   });
 });
 

@@ -2,15 +2,18 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { PlayPlan, PlayRequest, PolicyInput, Result } from '../src/shared/contract.ts';
-import { CONTENT_DIR, startTestStack } from './support/stack.ts';
+import { CONTENT_DIR, pageHeaders, startTestStack } from './support/stack.ts';
 
 // The stack that both `pnpm demo` (Electron main) and `pnpm demo:web` start, driven under Node.
 
 let web: Awaited<ReturnType<typeof startTestStack>>;
 let keys: { cid: string; kid: string; key: string };
+/** The page's Origin and session cookie. */
+let asPage: Record<string, string>;
 
 beforeAll(async () => {
   web = await startTestStack('web');
+  asPage = await pageHeaders(web.stack);
   keys = JSON.parse(await readFile(join(CONTENT_DIR, 'keys.json'), 'utf8'));
 });
 afterAll(() => web?.close());
@@ -43,7 +46,7 @@ function value<T>(result: Result<T>): T {
 async function playFlow(plan: PlayPlan): Promise<Response> {
   const site = await fetch((plan.tokenUrl ?? plan.customDataUrl) as string, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { ...asPage, 'content-type': 'application/json' },
     body: JSON.stringify({ cid: plan.cid, drm_type: 'Widevine' }),
   });
   if (site.status !== 200) return site;
@@ -65,7 +68,7 @@ describe('startDemoStack', () => {
   });
 
   test('serves the page with a strict Content-Security-Policy', async () => {
-    const response = await fetch(`${web.stack.url}/`);
+    const response = await fetch(`${web.stack.url}/`, { headers: asPage });
     expect(response.status).toBe(200);
     const csp = response.headers.get('content-security-policy') ?? '';
     expect(csp).toBe(web.stack.csp());
@@ -237,7 +240,7 @@ describe('the HTTP API of the web mode', () => {
   const call = (path: string, body: string, headers: Record<string, string> = {}) =>
     fetch(`${web.stack.url}${path}`, {
       method: 'POST',
-      headers: { origin: web.stack.url, 'content-type': 'application/json', ...headers },
+      headers: { ...asPage, 'content-type': 'application/json', ...headers },
       body,
     });
 
@@ -251,7 +254,8 @@ describe('the HTTP API of the web mode', () => {
   test('refuses other origins, other content types and bad arguments', async () => {
     const foreign = await call('/api/get-setup', '[]', { origin: 'http://evil.example' });
     expect(foreign.status).toBe(403);
-    expect(((await foreign.json()) as Result<never>).ok).toBe(false);
+    // The guard in front of the whole app refuses it before the API reads anything.
+    expect(await foreign.text()).toMatch(/^FORBIDDEN_ORIGIN: /);
     expect((await call('/api/get-setup', '[]', { 'content-type': 'text/plain' })).status).toBe(415);
     expect((await call('/api/get-setup', '{')).status).toBe(400);
     const bad = await call('/api/prepare-play', JSON.stringify([{ mode: 'x' }]));
@@ -275,22 +279,31 @@ describe('the content server', () => {
 });
 
 describe('the Electron shell', () => {
-  test('has no HTTP API: the renderer reaches main over IPC only', async () => {
+  test('serves the page and site through its own scheme; loopback answers the gateways only', async () => {
     const electron = await startTestStack('electron');
     try {
-      const response = await fetch(`${electron.stack.url}/api/get-setup`, {
-        method: 'POST',
-        headers: { origin: electron.stack.url, 'content-type': 'application/json' },
-        body: '[]',
-      });
-      // The path falls through to the static page server, which takes GET only.
-      expect(response.status).toBe(405);
-      expect(response.headers.get('content-type')).not.toContain('json');
+      expect(electron.stack.url).toBe('multidrm-demo://app');
+      expect(electron.stack.openUrl).toBe('multidrm-demo://app/');
+      const page = await electron.stack.handle(new Request('multidrm-demo://app/'));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<title>multidrm demo</title>');
+      const loopback = electron.stack.loopbackUrl;
+      for (const path of ['/', '/token', '/custom-data', '/api/get-setup']) {
+        const response = await fetch(`${loopback}${path}`, {
+          method: 'POST',
+          headers: { origin: loopback, 'content-type': 'application/json' },
+          body: '[]',
+        });
+        expect(response.status, path).toBe(404);
+      }
+      // The gateway is there (it refuses a body that is not the service's callback).
+      const gateway = await fetch(`${loopback}/gateway`, { method: 'POST', body: 'x' });
+      expect(gateway.status).not.toBe(404);
       expect(value(await electron.stack.api.getSetup()).shell).toBe('electron');
     } finally {
       await electron.close();
     }
-    await expect(fetch(`${electron.stack.url}/`)).rejects.toThrow();
+    await expect(fetch(`${electron.stack.loopbackUrl}/`)).rejects.toThrow();
     await expect(fetch(`${electron.stack.emulatorUrl}/health`)).rejects.toThrow();
   });
 });

@@ -45,7 +45,7 @@ beforeAll(async () => {
     // CSP violations are reported on the console: the page must cause none.
     if (message.text().includes('Content Security Policy')) pageErrors.push(message.text());
   });
-  await page.goto(demo.url);
+  await page.goto(demo.openUrl);
 });
 
 afterAll(async () => {
@@ -90,6 +90,9 @@ const ASKS_FOR_THE_KEY_AGAIN: readonly PlayerName[] = ['hls'];
 describe('pnpm demo:web', () => {
   test('prints its URL on 127.0.0.1 and serves the page', async () => {
     expect(demo.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The printed address carries the launch key; the page traded it for its cookie and dropped it.
+    expect(demo.openUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?launch=[\w-]{32}$/);
+    expect(page.url()).toBe(`${demo.url}/`);
     expect(await page.title()).toBe('multidrm demo');
     expect(await page.textContent('#shell')).toBe('browser (demo:web)');
   });

@@ -1,3 +1,4 @@
+import { appProtocolHandler, APP_SCHEME, registerAppScheme } from './app-protocol.ts';
 import { startDemoStack, type DemoStack, type DemoStackOptions } from './stack/start-stack.ts';
 import type { ElectronLike, WindowLike } from './electron-types.ts';
 import { registerIpc } from './ipc.ts';
@@ -20,14 +21,17 @@ export interface RunningDemoApp {
 }
 
 /**
- * The main process, kept thin: start the stack, lock the session and window down, register the
- * contract's IPC, open the page. Electron's modules come in as arguments.
+ * The main process, kept thin: start the stack, lock the session and window down, serve the page
+ * and site through the app's own scheme, register the contract's IPC, open the page. Electron's
+ * modules come in as arguments. Call it before the app is ready: the scheme is registered first.
  */
 export async function runDemoApp<Options>(
   electron: ElectronLike<Options>,
   options: DemoAppOptions<Options>,
 ): Promise<RunningDemoApp> {
-  const { app, BrowserWindow, ipcMain, session } = electron;
+  const { app, BrowserWindow, ipcMain, protocol, session } = electron;
+  // Privileges can only be given before the app is ready.
+  registerAppScheme(protocol);
   let appOrigin: string | undefined;
   // Any web contents, including ones made later, gets the same rules as the window.
   app.on('web-contents-created', (_event, contents) => hardenContents(contents, () => appOrigin));
@@ -39,6 +43,7 @@ export async function runDemoApp<Options>(
     shell: 'electron',
   });
   appOrigin = stack.url;
+  protocol.handle(APP_SCHEME, appProtocolHandler(stack.handle));
   restrictPermissions(session.defaultSession, () => appOrigin);
 
   const window = new BrowserWindow(options.windowOptions(options.preloadPath));
@@ -52,12 +57,13 @@ export async function runDemoApp<Options>(
   const shutdown = () => {
     stopped ??= (async () => {
       unregister();
+      protocol.unhandle(APP_SCHEME);
       await stack.close();
     })();
     return stopped;
   };
   app.on('will-quit', () => void shutdown());
   window.once('ready-to-show', () => window.show());
-  await window.loadURL(stack.url);
+  await window.loadURL(stack.openUrl);
   return { stack, window, shutdown };
 }

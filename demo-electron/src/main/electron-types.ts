@@ -2,6 +2,9 @@
  * The few parts of Electron the main process uses, as small interfaces: index.ts passes the real
  * modules, tests pass fakes. Nothing here imports electron.
  */
+import type { ProtocolLike } from './app-protocol.ts';
+
+export type { ProtocolLike };
 
 export interface PreventableEvent {
   preventDefault(): void;
@@ -64,6 +67,7 @@ export interface AppLike {
 
 export interface ElectronLike<Options> {
   app: AppLike;
+  protocol: ProtocolLike;
   BrowserWindow: new (options: Options) => WindowLike;
   ipcMain: IpcMainLike;
   session: { readonly defaultSession: SessionLike };

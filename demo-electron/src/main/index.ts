@@ -3,6 +3,7 @@ import {
   app,
   BrowserWindow,
   ipcMain,
+  protocol,
   session,
   type BrowserWindowConstructorOptions,
 } from 'electron';
@@ -19,6 +20,7 @@ const electron = {
   app,
   BrowserWindow,
   ipcMain,
+  protocol,
   session,
 } as unknown as ElectronLike<BrowserWindowConstructorOptions>;
 

@@ -1,16 +1,12 @@
+import { isOnAppOrigin } from './app-protocol.ts';
 import type { SessionLike, WebContentsLike } from './electron-types.ts';
 
 /** What playback needs: EME (ClearKey, or Widevine in a Widevine-enabled build) and fullscreen. */
 export const ALLOWED_PERMISSIONS: ReadonlySet<string> = new Set(['mediaKeySystem', 'fullscreen']);
 
-const originOf = (url: string | undefined): string | undefined => {
-  if (url === undefined || !URL.canParse(url)) return undefined;
-  return new URL(url).origin;
-};
-
-/** Whether a URL belongs to the app's own page (the stack's loopback origin). */
+/** Whether a URL belongs to the app's own page (its scheme's origin, or the web mode's loopback one). */
 export function isAppUrl(url: string | undefined, appOrigin: string): boolean {
-  return originOf(url) === appOrigin;
+  return isOnAppOrigin(url, appOrigin);
 }
 
 /** No navigation away from the app, no new windows, no webviews. */
@@ -33,12 +29,14 @@ export function restrictPermissions(
   session: SessionLike,
   appOrigin: () => string | undefined,
 ): void {
-  const allowed = (permission: string, origin: string | undefined) =>
-    ALLOWED_PERMISSIONS.has(permission) && origin !== undefined && origin === appOrigin();
+  const allowed = (permission: string, url: string | undefined) => {
+    const origin = appOrigin();
+    return ALLOWED_PERMISSIONS.has(permission) && origin !== undefined && isAppUrl(url, origin);
+  };
   session.setPermissionRequestHandler((_contents, permission, callback, details) =>
-    callback(allowed(permission, originOf(details.requestingUrl))),
+    callback(allowed(permission, details.requestingUrl)),
   );
   session.setPermissionCheckHandler((_contents, permission, requestingOrigin) =>
-    allowed(permission, originOf(requestingOrigin)),
+    allowed(permission, requestingOrigin),
   );
 }

@@ -21,6 +21,16 @@ export const ipcMain = {
   removeHandler: () => undefined,
 };
 
+const schemes = new Map();
+export const protocol = {
+  registerSchemesAsPrivileged: (list) => report('SCHEMES', list),
+  handle(scheme, handler) {
+    report('PROTOCOL', scheme);
+    schemes.set(scheme, handler);
+  },
+  unhandle: (scheme) => schemes.delete(scheme),
+};
+
 export const session = {
   defaultSession: {
     setPermissionRequestHandler: () => report('PERMISSIONS', 'request handler'),
@@ -40,7 +50,9 @@ export class BrowserWindow {
   once() {}
   show() {}
   async loadURL(url) {
-    const response = await fetch(url);
+    // The app's own scheme is answered by its protocol handler, as Electron does.
+    const handler = schemes.get(new URL(url).protocol.slice(0, -1));
+    const response = handler ? await handler(new Request(url)) : await fetch(url);
     const html = await response.text();
     report('LOADED', {
       url,

@@ -24,3 +24,16 @@ export async function startTestStack(shell: 'electron' | 'web'): Promise<{
     },
   };
 }
+
+/**
+ * What the demo's page sends with its own requests in the web mode: its Origin and the session
+ * cookie it got by opening the printed address (the launch key's trade, see app-guard.ts).
+ */
+export async function pageHeaders(stack: DemoStack): Promise<Record<string, string>> {
+  const launch = await fetch(stack.openUrl, { redirect: 'manual' });
+  const cookie = launch.headers.get('set-cookie')?.split(';')[0];
+  if (launch.status !== 303 || cookie === undefined) {
+    throw new Error(`Opening ${stack.url} with its launch key gave HTTP ${launch.status}.`);
+  }
+  return { origin: stack.url, cookie };
+}

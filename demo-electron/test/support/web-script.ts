@@ -2,7 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export interface RunningWebDemo {
+  /** The page's origin, http://127.0.0.1:<port>. */
   url: string;
+  /** The address the script printed, with this run's launch key. */
+  openUrl: string;
   emulatorUrl: string;
   /** Everything the script printed. */
   output(): string;
@@ -28,9 +31,11 @@ export async function startWebDemo(timeoutMs = 30_000): Promise<RunningWebDemo> 
     });
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
-    const url = /open (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    const open = /open ((http:\/\/127\.0\.0\.1:\d+)\/\?launch=[\w-]+)/.exec(output);
     const emulatorUrl = /emulator (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-    if (url && emulatorUrl) return { url, emulatorUrl, output: () => output, stop };
+    if (open?.[1] && open[2] && emulatorUrl) {
+      return { url: open[2], openUrl: open[1], emulatorUrl, output: () => output, stop };
+    }
     if (child.exitCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

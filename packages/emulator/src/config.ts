@@ -52,7 +52,8 @@ const seconds = (fallback: number) =>
 /** The answers of the emulator: the license service's (default), or the project's 4xx ones. */
 export const DIALECTS = ['service', 'explain'] as const;
 export type Dialect = (typeof DIALECTS)[number];
-const origin = /^https?:\/\/[^/?#\s]+$/;
+// http(s), or an app's own registered scheme (the Electron demo's page is multidrm-demo://app).
+const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/;
 
 export const emulatorConfigSchema = z
   .strictObject(

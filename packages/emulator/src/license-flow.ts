@@ -82,12 +82,16 @@ export function createLicenseFlow(
     const nowMs = now();
     checkPolicyWindow(policy, nowMs);
     const keys = selectKeys(requested, auth.cid, auth.grant.externalKeys, config.keys);
+    // The device is what the request says of itself: streams are counted per user and device.
+    const device = await deviceInfo(request.headers.get('user-agent'), streamId ?? flow.requestId);
     const identity = {
       siteId: auth.siteId,
       userId: auth.userId,
+      deviceId: device.device_id,
       cid: auth.cid,
       streamId: streamId ?? '',
     };
+    // check and commit run with no await between them: concurrent requests cannot both pass.
     const stream = streams.check(identity, policy, nowMs);
     const streamFault = faults.strike(stream.renewal ? 'renewal' : 'new-stream', flow);
     if (streamFault !== undefined) {
@@ -95,7 +99,6 @@ export function createLicenseFlow(
     }
     streams.commit(stream, policy, nowMs);
     const clearKey = buildClearKeyLicense(keys, policy.persistent);
-    const device = await deviceInfo(request.headers.get('user-agent'), streamId ?? flow.requestId);
     flow.emit({
       type: 'license-issued',
       mode: auth.mode,

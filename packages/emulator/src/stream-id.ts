@@ -1,6 +1,9 @@
 import { EmulatorError } from './errors.ts';
 
-/** Where a player may name its stream (see Streams in the README): the emulator's own, optional. */
+/**
+ * Where a player may name its stream (see Streams in the README): the emulator's own, optional. A
+ * stream is renewed by the same ID from the same device; without an ID every license is a new one.
+ */
 export const STREAM_ID_HEADER = 'x-drm-stream-id';
 export const STREAM_ID_QUERY = 'stream_id';
 const MAX_STREAM_ID = 128;
@@ -16,7 +19,7 @@ export function readStreamId(request: Request): string | undefined {
   if (trimmed.length <= MAX_STREAM_ID && /^[\x21-\x7e]+$/.test(trimmed)) return trimmed;
   throw new EmulatorError(
     'BAD_LICENSE_REQUEST',
-    `The stream ID (header ${STREAM_ID_HEADER} or query parameter ${STREAM_ID_QUERY}) must be 1 to ${MAX_STREAM_ID} printable ASCII characters without spaces; leave it out to count streams by user and cid.`,
+    `The stream ID (header ${STREAM_ID_HEADER} or query parameter ${STREAM_ID_QUERY}) must be 1 to ${MAX_STREAM_ID} printable ASCII characters without spaces; leave it out and the license starts a new stream, which nothing can renew.`,
     undefined,
     { field: STREAM_ID_HEADER },
   );

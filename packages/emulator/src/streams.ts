@@ -1,11 +1,14 @@
 import { EmulatorError } from './errors.ts';
 import { licenseDuration, type EffectivePolicy } from './policy.ts';
+import { STREAM_ID_HEADER } from './stream-id.ts';
 
 /**
- * The stream model (README, "Streams and durations"). A stream is one playback of one content by one
- * user: site + user ID + cid + stream ID, where the stream ID is what the player sends in query
- * parameter `stream_id` or header `x-drm-stream-id` (its playback session), or empty. A license
- * request for a stream that is still counted is a renewal; any other starts a new stream.
+ * The stream model (README, "Streams"). A stream is one playback of one content by one user on one
+ * device: site + user ID + device + cid + stream ID. The stream ID is what the player sends in
+ * `x-drm-stream-id` (or query `stream_id`), e.g. its playback session; the device is what the
+ * request says of it (the emulator's device_id: a hash of the User-Agent). A license request for a
+ * stream that is still counted is a renewal; any other starts a new stream. A request without a
+ * stream ID always starts a new stream, which nothing can renew.
  *
  * A stream counts while it renews in time: until its last license + its renewal interval
  * (renewal_duration, else renewalIntervalSeconds) + streamGraceSeconds. Then it is forgotten.
@@ -15,19 +18,32 @@ import { licenseDuration, type EffectivePolicy } from './policy.ts';
  * - playback_duration and rental_duration: count from the first license of user + cid in this
  *   emulator's life ("first playback"); any license after is refused (8711).
  * 0 means no limit, as in the license policies of the DRMs.
+ *
+ * Cost and memory are bounded whatever clients send: each user's streams sit in a map (last use
+ * first out) and a min-heap of expiry times, so a request costs O(log n) for n <= maxStreamsPerUser
+ * and scans nothing; stale heap entries (left by renewals and evictions) are dropped when they
+ * surface or when the heap outgrows twice its streams. At most maxStreamsPerUser streams per user
+ * (the least recently renewed go first), maxStreams in all and maxEntries users are remembered.
  */
 export interface StreamIdentity {
   siteId: string;
   userId: string;
+  /** What the request says of its device (device_info.device_id); '' when it says nothing. */
+  deviceId: string;
   cid: string;
+  /** The player's stream ID, or '' when it sent none (a new stream every time). */
   streamId: string;
 }
 
 export interface StreamOptions {
   graceSeconds: number;
   defaultIntervalSeconds: number;
-  /** Bound on remembered users and user + cid pairs; the oldest go first. */
+  /** Bound on remembered users and user + cid pairs; the least recently seen go first. */
   maxEntries?: number;
+  /** Bound on remembered streams of one user; the least recently renewed go first. */
+  maxStreamsPerUser?: number;
+  /** Bound on remembered streams of all users; the least recently seen users go first. */
+  maxStreams?: number;
 }
 
 export interface StreamDecision {
@@ -38,23 +54,59 @@ export interface StreamDecision {
   activeStreams: number;
   /** Seconds the stream keeps counting without a renewal. */
   countsForSeconds: number;
+  /** The registry's name for the stream (unique for a request without a stream ID). */
+  streamKey: string;
+}
+
+/** What the registry holds: counts, for tests and the README's bounds. */
+export interface StreamStats {
+  users: number;
+  streams: number;
+  /** Entries in the users' expiry heaps, live and stale. */
+  pendingExpiries: number;
+  /**
+   * Heap entries popped or rebuilt since the start: the registry's work beyond O(log n) per
+   * request. It grows by at most a few per request, whatever the requests hold.
+   */
+  entriesTouched: number;
 }
 
 interface Stream {
-  firstMs: number;
-  lastMs: number;
-  intervalSeconds: number;
+  readonly key: string;
+  readonly firstMs: number;
+  /** The stream stops counting once the clock passes this. */
+  expiresMs: number;
+}
+
+interface Expiry {
+  readonly atMs: number;
+  readonly stream: Stream;
+}
+
+interface UserStreams {
+  /** In order of last license: the first is the least recently renewed. */
+  readonly streams: Map<string, Stream>;
+  /** Min-heap on atMs; an entry is stale once its stream renewed or was forgotten. */
+  heap: Expiry[];
 }
 
 export class StreamRegistry {
   readonly #options: Required<StreamOptions>;
-  /** user key -> stream key -> stream */
-  readonly #streams = new Map<string, Map<string, Stream>>();
+  /** user key -> the user's streams; in order of last use. */
+  readonly #users = new Map<string, UserStreams>();
   /** user + cid key -> first license */
   readonly #firstLicense = new Map<string, number>();
+  #streamCount = 0;
+  #unnamed = 0;
+  #touched = 0;
 
   constructor(options: StreamOptions) {
-    this.#options = { maxEntries: 10_000, ...options };
+    this.#options = {
+      maxEntries: 10_000,
+      maxStreamsPerUser: 1_000,
+      maxStreams: 100_000,
+      ...options,
+    };
   }
 
   /** Checks the request against the durations and the stream limit; records nothing. */
@@ -72,9 +124,18 @@ export class StreamRegistry {
         );
       }
     }
-    const streams = this.#active(userKey(identity), nowMs);
-    const key = streamKey(identity);
-    const stream = streams?.get(key);
+    const name = userKey(identity);
+    const user = this.#users.get(name);
+    if (user !== undefined) {
+      this.#expire(user, nowMs);
+      if (user.streams.size === 0) this.#users.delete(name);
+    }
+    const key =
+      identity.streamId === ''
+        ? // A space cannot occur in a stream ID: no request can name this stream again.
+          `unnamed ${++this.#unnamed}`
+        : JSON.stringify([identity.deviceId, identity.cid, identity.streamId]);
+    const stream = user?.streams.get(key);
     const duration = licenseDuration(policy);
     if (stream !== undefined && duration !== undefined && duration > 0) {
       overIfPast(
@@ -85,12 +146,16 @@ export class StreamRegistry {
         'the first license of this stream',
       );
     }
-    const others = (streams?.size ?? 0) - (stream === undefined ? 0 : 1);
+    const others = (user?.streams.size ?? 0) - (stream === undefined ? 0 : 1);
     const max = policy.max_stream_per_user;
     if (stream === undefined && max !== undefined && max > 0 && others >= max) {
+      const unnamed =
+        identity.streamId === ''
+          ? ` This request sent no stream ID, so it starts a new stream: a player renews its stream by sending the same ${STREAM_ID_HEADER} from the same device.`
+          : '';
       throw new EmulatorError(
         'STREAM_LIMIT_REACHED',
-        `User "${identity.userId}" of site "${identity.siteId}" already has ${others === 1 ? '1 stream that renews' : `${others} streams that renew`} in time, and the policy allows ${max} (max_stream_per_user): stop one, or wait until it has not renewed for its renewal interval plus ${this.#options.graceSeconds} s.`,
+        `User "${identity.userId}" of site "${identity.siteId}" already has ${others === 1 ? '1 stream that renews' : `${others} streams that renew`} in time, and the policy allows ${max} (max_stream_per_user): stop one, or wait until it has not renewed for its renewal interval plus ${this.#options.graceSeconds} s.${unnamed}`,
         { userId: identity.userId, activeStreams: others, max_stream_per_user: max },
         { field: 'playback_policy.max_stream_per_user' },
       );
@@ -100,27 +165,63 @@ export class StreamRegistry {
       renewal: stream !== undefined,
       activeStreams: others + 1,
       countsForSeconds: this.#intervalOf(policy) + this.#options.graceSeconds,
+      streamKey: key,
     };
   }
 
   /** Records the issued license: the stream (re)starts counting now. */
   commit(decision: StreamDecision, policy: EffectivePolicy, nowMs: number): void {
-    const { identity } = decision;
+    const { identity, streamKey: key } = decision;
     const entitlement = entitlementKey(identity);
     if (!this.#firstLicense.has(entitlement)) {
       this.#firstLicense.set(entitlement, nowMs);
       bound(this.#firstLicense, this.#options.maxEntries);
     }
-    const user = userKey(identity);
-    const streams = this.#active(user, nowMs) ?? new Map<string, Stream>();
-    const key = streamKey(identity);
-    const firstMs = streams.get(key)?.firstMs ?? nowMs;
-    streams.delete(key);
-    streams.set(key, { firstMs, lastMs: nowMs, intervalSeconds: this.#intervalOf(policy) });
-    // Re-inserted, so that the map's order is the order of last use and bound() drops the oldest.
-    this.#streams.delete(user);
-    this.#streams.set(user, streams);
-    bound(this.#streams, this.#options.maxEntries);
+    const name = userKey(identity);
+    const user = this.#users.get(name) ?? { streams: new Map(), heap: [] };
+    // Re-inserted, so that the map's order is the order of last use and the bounds drop the oldest.
+    this.#users.delete(name);
+    this.#users.set(name, user);
+    const expiresMs = nowMs + (this.#intervalOf(policy) + this.#options.graceSeconds) * 1000;
+    const known = user.streams.get(key);
+    if (known !== undefined) user.streams.delete(key);
+    else this.#streamCount++;
+    const stream: Stream = { key, firstMs: known?.firstMs ?? nowMs, expiresMs };
+    user.streams.set(key, stream);
+    push(user.heap, { atMs: expiresMs, stream });
+    if (user.streams.size > this.#options.maxStreamsPerUser) {
+      const oldest = user.streams.keys().next().value as string;
+      user.streams.delete(oldest);
+      this.#streamCount--;
+    }
+    // Renewals leave their old expiry behind: rebuild once stale entries are the majority.
+    if (user.heap.length > 2 * user.streams.size + 16) {
+      user.heap = [];
+      this.#touched += user.streams.size;
+      for (const live of user.streams.values())
+        push(user.heap, { atMs: live.expiresMs, stream: live });
+    }
+    for (const [oldestName, oldest] of this.#users) {
+      if (
+        this.#users.size <= this.#options.maxEntries &&
+        this.#streamCount <= this.#options.maxStreams
+      )
+        break;
+      if (oldest === user) break;
+      this.#users.delete(oldestName);
+      this.#streamCount -= oldest.streams.size;
+    }
+  }
+
+  stats(): StreamStats {
+    let pendingExpiries = 0;
+    for (const user of this.#users.values()) pendingExpiries += user.heap.length;
+    return {
+      users: this.#users.size,
+      streams: this.#streamCount,
+      pendingExpiries,
+      entriesTouched: this.#touched,
+    };
   }
 
   #intervalOf(policy: EffectivePolicy): number {
@@ -128,16 +229,17 @@ export class StreamRegistry {
     return renewal !== undefined && renewal > 0 ? renewal : this.#options.defaultIntervalSeconds;
   }
 
-  /** The user's counted streams; forgets those that stopped renewing. */
-  #active(user: string, nowMs: number): Map<string, Stream> | undefined {
-    const streams = this.#streams.get(user);
-    if (streams === undefined) return undefined;
-    const graceMs = this.#options.graceSeconds * 1000;
-    for (const [key, s] of streams) {
-      if (nowMs > s.lastMs + s.intervalSeconds * 1000 + graceMs) streams.delete(key);
+  /** Forgets the user's streams that stopped renewing: only those whose expiry has come up. */
+  #expire(user: UserStreams, nowMs: number): void {
+    for (let top = user.heap[0]; top !== undefined && top.atMs < nowMs; top = user.heap[0]) {
+      pop(user.heap);
+      this.#touched++;
+      const { stream } = top;
+      // Stale: the stream renewed since (a later expiry), or was already forgotten.
+      if (stream.expiresMs !== top.atMs || user.streams.get(stream.key) !== stream) continue;
+      user.streams.delete(stream.key);
+      this.#streamCount--;
     }
-    if (streams.size === 0) this.#streams.delete(user);
-    return streams.size === 0 ? undefined : streams;
   }
 }
 
@@ -160,11 +262,41 @@ function overIfPast(
 
 const userKey = (s: StreamIdentity) => JSON.stringify([s.siteId, s.userId]);
 const entitlementKey = (s: StreamIdentity) => JSON.stringify([s.siteId, s.userId, s.cid]);
-const streamKey = (s: StreamIdentity) => JSON.stringify([s.cid, s.streamId]);
 
 function bound(map: Map<string, unknown>, max: number): void {
   for (const key of map.keys()) {
     if (map.size <= max) return;
     map.delete(key);
+  }
+}
+
+// A binary min-heap on atMs, in an array.
+function push(heap: Expiry[], entry: Expiry): void {
+  heap.push(entry);
+  for (let i = heap.length - 1; i > 0;) {
+    const parent = (i - 1) >> 1;
+    if ((heap[parent] as Expiry).atMs <= entry.atMs) break;
+    heap[i] = heap[parent] as Expiry;
+    heap[parent] = entry;
+    i = parent;
+  }
+}
+
+function pop(heap: Expiry[]): void {
+  const last = heap.pop();
+  if (last === undefined || heap.length === 0) return;
+  heap[0] = last;
+  for (let i = 0; ;) {
+    const left = 2 * i + 1;
+    const right = left + 1;
+    let least = i;
+    if (left < heap.length && (heap[left] as Expiry).atMs < (heap[least] as Expiry).atMs)
+      least = left;
+    if (right < heap.length && (heap[right] as Expiry).atMs < (heap[least] as Expiry).atMs)
+      least = right;
+    if (least === i) return;
+    heap[i] = heap[least] as Expiry;
+    heap[least] = last;
+    i = least;
   }
 }

@@ -8,9 +8,10 @@ import { CID, KEY, KID, OTHER_KID, postLicense, refusalOf, TOKEN_SITE } from './
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 
 describe('StreamRegistry', () => {
-  const who = (streamId: string, cid = CID): StreamIdentity => ({
+  const who = (streamId: string, cid = CID, deviceId = 'device-1'): StreamIdentity => ({
     siteId: 'S',
     userId: 'u',
+    deviceId,
     cid,
     streamId,
   });
@@ -88,6 +89,112 @@ describe('StreamRegistry', () => {
       'STREAM_LIMIT_REACHED',
     );
   });
+
+  it('counts a stream per device: devices sharing one stream ID are as many streams', () => {
+    const r = registry();
+    const policy = { max_stream_per_user: 1 };
+    expect(open(r, who('shared', CID, 'device-1'), policy, T0)).toMatchObject({ renewal: false });
+    for (let d = 2; d <= 10; d++) {
+      const other = who('shared', CID, `device-${d}`);
+      expect(
+        codeOf(() => r.check(other, { persistent: false, ...policy }, T0 + d)),
+        `device ${d}`,
+      ).toBe('STREAM_LIMIT_REACHED');
+    }
+    // The device that opened it renews it.
+    expect(open(r, who('shared', CID, 'device-1'), policy, T0 + 20)).toMatchObject({
+      renewal: true,
+      activeStreams: 1,
+    });
+  });
+
+  it('a request without a stream ID starts a new stream every time: it never renews one', () => {
+    const r = registry();
+    const policy = { max_stream_per_user: 1 };
+    expect(open(r, who(''), policy, T0)).toMatchObject({ renewal: false, activeStreams: 1 });
+    for (let i = 1; i <= 10; i++) {
+      expect(codeOf(() => r.check(who(''), { persistent: false, ...policy }, T0 + i))).toBe(
+        'STREAM_LIMIT_REACHED',
+      );
+    }
+    const refusal = (() => {
+      try {
+        r.check(who(''), { persistent: false, ...policy }, T0);
+      } catch (error) {
+        return error instanceof EmulatorError ? error.message : '';
+      }
+      return '';
+    })();
+    expect(refusal).toMatch(/This request sent no stream ID, so it starts a new stream/);
+    // Without a limit each is counted on its own, and stops counting after its interval + grace.
+    const free = registry();
+    for (let i = 0; i < 5; i++) open(free, who(''), {}, T0);
+    expect(free.stats()).toMatchObject({ users: 1, streams: 5 });
+    free.check(who('x'), { persistent: false }, T0 + 90_001);
+    expect(free.stats()).toMatchObject({ users: 0, streams: 0 });
+  });
+
+  it('expires each stream at its own interval, whatever order they were opened in', () => {
+    const r = registry();
+    open(r, who('long'), { renewal_duration: 600 }, T0);
+    open(r, who('short'), { renewal_duration: 20 }, T0 + 1_000);
+    const policy = { persistent: false, max_stream_per_user: 2 };
+    // At T0 + 51 s the short stream (1 s + 20 s + 30 s grace) no longer counts; the long one does.
+    expect(r.check(who('third'), policy, T0 + 51_001)).toMatchObject({ activeStreams: 2 });
+    expect(r.stats().streams).toBe(1);
+  });
+
+  describe('bounded state, whatever a client sends', () => {
+    const bounded = () =>
+      new StreamRegistry({
+        graceSeconds: 30,
+        defaultIntervalSeconds: 60,
+        maxStreamsPerUser: 50,
+        maxStreams: 500,
+        maxEntries: 100,
+      });
+
+    it('a user sending a new stream ID on every request holds at most maxStreamsPerUser streams', () => {
+      const r = bounded();
+      for (let i = 0; i < 5_000; i++) open(r, who(`s-${i}`), {}, T0 + i);
+      expect(r.stats()).toMatchObject({ users: 1, streams: 50 });
+      expect(r.stats().pendingExpiries).toBeLessThanOrEqual(2 * 50 + 16);
+      // The cap forgets the least recently renewed: the newest streams are the ones kept.
+      expect(open(r, who('s-4999'), {}, T0 + 5_000).renewal).toBe(true);
+      expect(open(r, who('s-0'), {}, T0 + 5_000).renewal).toBe(false);
+    });
+
+    it('renewing one stream over and over leaves no pile of stale expiries', () => {
+      const r = bounded();
+      for (let i = 0; i < 10_000; i++) open(r, who('same'), {}, T0 + i);
+      expect(r.stats()).toMatchObject({ users: 1, streams: 1 });
+      expect(r.stats().pendingExpiries).toBeLessThanOrEqual(2 * 1 + 16 + 1);
+    });
+
+    it("per-request work stays flat: no scan of the user's streams, however many it sent", () => {
+      const r = new StreamRegistry({ graceSeconds: 30, defaultIntervalSeconds: 60 });
+      const requests = 20_000;
+      // One user, a new stream ID on every request, renewals of an old one between, all counted.
+      for (let i = 0; i < requests; i++) {
+        open(r, who(i % 2 === 0 ? `new-${i}` : 'kept'), {}, T0 + i * 10);
+      }
+      const { entriesTouched, streams } = r.stats();
+      expect(streams).toBe(1_000);
+      // A scan per request would touch the user's ~1,000 streams each time: 20 million.
+      expect(entriesTouched).toBeLessThanOrEqual(3 * requests);
+    });
+
+    it('many users: at most maxStreams streams and maxEntries users in all', () => {
+      const r = bounded();
+      for (let u = 0; u < 1_000; u++) {
+        for (let i = 0; i < 20; i++) open(r, { ...who(`s-${i}`), userId: `user-${u}` }, {}, T0);
+      }
+      const stats = r.stats();
+      expect(stats.streams).toBeLessThanOrEqual(500);
+      expect(stats.users).toBeLessThanOrEqual(100);
+      expect(stats.pendingExpiries).toBeLessThanOrEqual(stats.users * 16 + 2 * stats.streams);
+    });
+  });
 });
 
 describe('streams and durations over HTTP, against the emulator clock', () => {
@@ -118,7 +225,7 @@ describe('streams and durations over HTTP, against the emulator clock', () => {
   function request(
     at: number,
     playback: NonNullable<TokenPolicyV2Input['playback_policy']>,
-    options: { stream?: string; cid?: string } = {},
+    options: { stream?: string; cid?: string; headers?: Record<string, string> } = {},
   ) {
     clock = T0 + at * 1000;
     const cid = options.cid ?? CID;
@@ -131,8 +238,10 @@ describe('streams and durations over HTTP, against the emulator clock', () => {
     const body = JSON.stringify({
       kids: [Buffer.from(cid === CID ? KID : OTHER_KID, 'hex').toString('base64url')],
     });
-    const headers: Record<string, string> =
-      options.stream === undefined ? {} : { 'x-drm-stream-id': options.stream };
+    const headers: Record<string, string> = {
+      ...options.headers,
+      ...(options.stream === undefined ? {} : { 'x-drm-stream-id': options.stream }),
+    };
     return postLicense(emulator.url, token, body, headers);
   }
   const issued = (res: { body: Record<string, unknown> }) =>
@@ -172,11 +281,27 @@ describe('streams and durations over HTTP, against the emulator clock', () => {
     expect(streamOf(renewal)).toMatchObject({ stream: { id: 's', renewal: true } });
   });
 
-  it('without a stream ID, counts one stream per content of the user', async () => {
+  it('refuses the walk-arounds: 9 devices sharing one stream ID, 10 requests with none', async () => {
     const policy = { max_stream_per_user: 1 };
+    const device = (n: number) => ({ 'user-agent': `Mozilla/5.0 device-${n} Chrome/140.0` });
+    issued(await request(0, policy, { stream: 'shared', headers: device(0) }));
+    for (let n = 1; n <= 9; n++) {
+      const res = await request(1, policy, { stream: 'shared', headers: device(n) });
+      expect(refusalOf(res).errorCode, `device ${n}`).toBe('6003');
+    }
+    for (let n = 0; n < 10; n++) {
+      expect(refusalOf(await request(2, policy, { headers: device(0) })).errorCode).toBe('6003');
+    }
+    // The device that opened the stream renews it.
+    issued(await request(3, policy, { stream: 'shared', headers: device(0) }));
+  });
+
+  it('without a stream ID, each license starts a new stream, counted until it expires', async () => {
+    const policy = { max_stream_per_user: 1, renewal_duration: 20 };
     issued(await request(0, policy));
-    issued(await request(5, policy));
-    expect(refusalOf(await request(6, policy, { cid: 'trailer' })).errorCode).toBe('6003');
+    expect(refusalOf(await request(5, policy)).errorCode).toBe('6003');
+    // 20 s interval + 30 s grace later the first no longer counts.
+    issued(await request(51, policy));
   });
 
   it('refuses a renewal after license_duration with 8711, naming license_duration', async () => {

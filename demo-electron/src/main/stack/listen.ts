@@ -7,9 +7,28 @@ export interface Listening {
   close(): Promise<void>;
 }
 
+/**
+ * The methods the demo's servers answer. Any other (TRACE, CONNECT, WebDAV's, made-up ones) gets
+ * 405 here: a web Request cannot even be built for some of them (TRACE), which would otherwise
+ * end as a 500.
+ */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'OPTIONS']);
+
 /** Serves a web-standard handler on 127.0.0.1 (port 0 = ephemeral). */
 export async function listen(handler: WebHandler, port = 0): Promise<Listening> {
-  const server: Server = createServer(toNodeListener(handler));
+  const web = toNodeListener(handler);
+  const server: Server = createServer((req, res) => {
+    if (METHODS.has(req.method ?? '')) return void web(req, res);
+    const text = `METHOD_NOT_ALLOWED: the demo answers ${[...METHODS].join(', ')}.\n`;
+    res.writeHead(405, {
+      allow: [...METHODS].join(', '),
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      // The body, if any, is left unread: close rather than drain it.
+      connection: 'close',
+    });
+    res.end(text);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {

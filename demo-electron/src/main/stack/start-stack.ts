@@ -13,7 +13,9 @@ import {
   type RealServiceSettings,
 } from './real-service.ts';
 import { createDemoSite, SITE_PATHS, type SiteCredentials, type SiteSession } from './site.ts';
-import { createStaticHandler } from './static-files.ts';
+import { APP_ORIGIN } from '../app-protocol.ts';
+import { createAppGuard } from './app-guard.ts';
+import { createStaticHandler, MEDIA_TYPES } from './static-files.ts';
 
 export interface DemoStackOptions {
   /** The built renderer (vite's output: index.html and assets). */
@@ -29,8 +31,17 @@ export interface DemoStackOptions {
 }
 
 export interface DemoStack {
-  /** The page and the site, e.g. http://127.0.0.1:41234 */
+  /**
+   * The origin of the page and the site: http://127.0.0.1:<port> in the web mode, the app's own
+   * scheme (multidrm-demo://app) in Electron.
+   */
   url: string;
+  /** Where to open the page: in the web mode it carries this run's launch key (see app-guard.ts). */
+  openUrl: string;
+  /** The loopback server: the whole app in the web mode, only the gateways in Electron. */
+  loopbackUrl: string;
+  /** The page and the site as one web handler (Electron's protocol handler serves it), checks included. */
+  handle(request: Request): Promise<Response>;
   emulatorUrl: string;
   contentUrl: string;
   /** The contract's calls, for the Electron IPC bridge (the web mode serves them under /api). */
@@ -73,13 +84,26 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
 
   const started: Listening[] = [];
   const stopAll = () => Promise.allSettled(started.map((s) => s.close()));
+  const electron = options.shell === 'electron';
   try {
-    // The app first: the emulator needs the gateway URLs, the page needs the other origins.
-    let appOrigin = '';
+    // The app first: the emulator needs the gateway URLs, the page needs the other origins. In the
+    // web mode it serves everything on loopback behind the guard; in Electron it serves only the
+    // gateways the emulator calls, and the page and site go through the app's own protocol.
+    let loopbackOrigin = '';
     let csp = () => '';
     let httpApi: ReturnType<typeof createHttpApi> | undefined;
     let page: ReturnType<typeof createStaticHandler> | undefined;
-    const app = await listen(async (request) => {
+    const guard = createAppGuard({
+      origin: () => loopbackOrigin,
+      serverPaths: GATEWAY_PATHS,
+    });
+    // Electron's protocol handler: the page and site, not the gateways, for the page's own origin.
+    const schemeHandler = async (request: Request): Promise<Response> => {
+      if (GATEWAY_PATHS.has(new URL(request.url).pathname)) return notFound();
+      if (isWrite(request) && request.headers.get('origin') !== APP_ORIGIN) return foreign();
+      return appHandler(request);
+    };
+    const appHandler = async (request: Request): Promise<Response> => {
       const fromSite = site(request);
       if (fromSite !== undefined) return fromSite;
       const fromApi = await httpApi?.(request);
@@ -90,21 +114,34 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
         response.headers.set(name, value);
       }
       return response;
-    }, options.port);
-    started.push(app);
-    appOrigin = app.url;
+    };
+    const guarded = async (request: Request) => guard.check(request) ?? appHandler(request);
+    const loopback = await listen(
+      electron
+        ? async (request) =>
+            GATEWAY_PATHS.has(new URL(request.url).pathname)
+              ? (guard.check(request) ?? appHandler(request))
+              : notFound()
+        : guarded,
+      electron ? 0 : options.port,
+    );
+    started.push(loopback);
+    loopbackOrigin = loopback.url;
+    const appOrigin = electron ? APP_ORIGIN : loopback.url;
 
+    // Media only: manifests, playlists and segments. The key file beside them stays in main.
     const content = await listen(
       createStaticHandler(options.contentDir, {
         headers: { 'access-control-allow-origin': appOrigin, vary: 'origin' },
+        extensions: MEDIA_TYPES,
       }),
     );
     started.push(content);
 
     const emulator = await startEmulator({
       sites: [
-        { ...json, gatewayUrl: `${appOrigin}${SITE_PATHS.gatewayJson}`, gatewayFormat: 'json' },
-        { ...xml, gatewayUrl: `${appOrigin}${SITE_PATHS.gatewayXml}`, gatewayFormat: 'xml' },
+        { ...json, gatewayUrl: `${loopback.url}${SITE_PATHS.gatewayJson}`, gatewayFormat: 'json' },
+        { ...xml, gatewayUrl: `${loopback.url}${SITE_PATHS.gatewayXml}`, gatewayFormat: 'xml' },
       ],
       keys: emulatorKeys(sample),
       customDataHeader: DEFAULT_HEADER,
@@ -130,10 +167,13 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     });
     page = createStaticHandler(options.rendererDir, { index: 'index.html' });
     // Electron's renderer talks over IPC; the HTTP API exists in the web mode only.
-    if (options.shell === 'web') httpApi = createHttpApi(api, () => appOrigin);
+    if (!electron) httpApi = createHttpApi(api, () => appOrigin);
 
     return {
-      url: app.url,
+      url: appOrigin,
+      openUrl: electron ? `${appOrigin}/` : `${appOrigin}${guard.launchPath}`,
+      loopbackUrl: loopback.url,
+      handle: electron ? schemeHandler : guarded,
       emulatorUrl: emulator.url,
       contentUrl: content.url,
       api,
@@ -148,6 +188,19 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     throw error;
   }
 }
+
+/** The paths the license service calls, server to server (their bodies are encrypted). */
+const GATEWAY_PATHS: ReadonlySet<string> = new Set([SITE_PATHS.gatewayJson, SITE_PATHS.gatewayXml]);
+
+const isWrite = (request: Request) => request.method !== 'GET' && request.method !== 'HEAD';
+
+const plain = (status: number, text: string) =>
+  new Response(`${text}\n`, {
+    status,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+  });
+const notFound = () => plain(404, 'NOT_FOUND: nothing is served here.');
+const foreign = () => plain(403, 'FORBIDDEN_ORIGIN: Only the demo page may call the demo.');
 
 // A configured real license cloud must be reachable from the page.
 function realOrigins(settings: Readonly<RealServiceSettings>): string[] {

@@ -15,11 +15,16 @@ const TYPES: Readonly<Record<string, string>> = {
   '.m4s': 'video/iso.segment',
 };
 
+/** What the content server serves: manifests, playlists and segments, nothing else (no keys.json). */
+export const MEDIA_TYPES: ReadonlySet<string> = new Set(['.mpd', '.m3u8', '.mp4', '.m4s']);
+
 export interface StaticOptions {
   /** Headers added to every answer (CSP, CORS). */
   headers?: Record<string, string>;
   /** Served for "/". */
   index?: string;
+  /** When given, only files with these extensions are served; any other is a 404. */
+  extensions?: ReadonlySet<string>;
 }
 
 /** GET/HEAD of the files under `root`; any path that leaves it, or does not exist, is a 404. */
@@ -49,6 +54,9 @@ export function createStaticHandler(root: string, options: StaticOptions = {}) {
     if (pathname.includes('\0')) return notFound();
     const file = resolve(join(base, pathname));
     if (file !== base && !file.startsWith(base + sep)) return notFound();
+    if (options.extensions !== undefined && !options.extensions.has(extname(file))) {
+      return notFound();
+    }
     try {
       if (!(await stat(file)).isFile()) return notFound();
       const body = await readFile(file);

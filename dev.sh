@@ -69,22 +69,20 @@ check_prerequisites() {
   e2e="${e2e//[[:space:]]/}"
   # As e2eSkipped() reads it: "skip" in any case, spaces around it ignored.
   if (shopt -s nocasematch && [[ "$e2e" == skip ]]); then need_chromium=false; fi
-  $need_chromium && needs+=("Chromium (real-browser tests)")
-  $need_ffmpeg && needs+=("ffmpeg (sample-content tests)")
   if $need_chromium; then
     chrome="${CHROME_PATH:-}"
     chrome="${chrome#"${chrome%%[![:space:]]*}"}"
     chrome="${chrome%"${chrome##*[![:space:]]}"}"
     if [ -n "$chrome" ] && [ ! -x "$chrome" ]; then
-      missing+=(chromium)
+      missing+=(chromium) needs+=("Chromium (real-browser tests)")
       why+=("CHROME_PATH is \"$chrome\", which is not an executable file")
     elif [ -z "$chrome" ] && [ ! -x /usr/bin/chromium ]; then
-      missing+=(chromium)
+      missing+=(chromium) needs+=("Chromium (real-browser tests)")
       why+=("no Chromium at /usr/bin/chromium and CHROME_PATH is not set")
     fi
   fi
   if $need_ffmpeg && ! command -v ffmpeg >/dev/null 2>&1; then
-    missing+=(ffmpeg)
+    missing+=(ffmpeg) needs+=("ffmpeg (sample-content tests)")
     why+=("no ffmpeg on PATH")
   fi
   [ ${#missing[@]} -eq 0 ] && return 0

@@ -143,6 +143,16 @@ describe('dev.sh checks the test prerequisites before it fetches anything', () =
     expect(e2e.stderr).toMatch(/install -y chromium\n/);
   });
 
+  it('names only what is missing: ffmpeg alone when Chromium is there', () => {
+    const r = devSh(['test'], machine().path, { CHROME_PATH: '/bin/sh' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /`pnpm test` needs ffmpeg \(sample-content tests\): no ffmpeg on PATH\./,
+    );
+    expect(r.stderr).not.toContain('Chromium');
+    expect(r.stderr).toMatch(/install -y ffmpeg\n/);
+  });
+
   it('other commands are not held up by the check', () => {
     const { log, path } = machine();
     const r = devSh(['demo:web'], path, { CHROME_PATH: '/nonexistent/chromium' });

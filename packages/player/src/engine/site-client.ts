@@ -74,7 +74,7 @@ export const fetchPost =
   };
 
 /**
- * The default protocol (DESIGN.md): `POST <url>` with JSON `{"cid","drm_type"}` and the user's
+ * The default protocol (README decisions): `POST <url>` with JSON `{"cid","drm_type"}` and the user's
  * cookies; the site answers the token (or custom data) as text/plain.
  */
 export function createSiteFetcher(

@@ -6,7 +6,7 @@ import { drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { mustBe } from '../schemas/must-be.ts';
 import { describeIssues } from '../schemas/issues.ts';
 
-// DESIGN.md: custom data = base64(UTF-8 JSON {"drm_type","site_id","data"}), where
+// README decisions: custom data = base64(UTF-8 JSON {"drm_type","site_id","data"}), where
 // data = base64(aes256(JSON {user_id, cid, oid})). The envelope is readable without keys so that the
 // license service can find the site by site_id; only the site can read or forge the inner part.
 

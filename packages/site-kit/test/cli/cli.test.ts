@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { verifyLicenseToken } from '../../src/index.ts';
 import { cli } from '../support/cli.ts';
 import { vectors } from '../../../../test/support/vectors.ts';
@@ -32,6 +32,7 @@ describe('multidrm token create', () => {
 
   it('takes the keys from the environment and the policy from a file, with the raw-digest reading', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'multidrm-cli-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'policy.json'), v.token_data);
     const r = await cli(
       [

@@ -155,10 +155,14 @@ export function checkTime(
 
 /** DECRYPT_FAILED for a policy that would not decrypt or parse. */
 export function undecryptable(error: unknown): TokenError {
-  const reason = error instanceof SiteKitError ? ` (${error.message})` : ' (it is not JSON)';
+  // One sentence: the crypto error's own message says the same thing in other words.
+  const what =
+    error instanceof SiteKitError
+      ? 'could not be decrypted with this site key (bad padding or not UTF-8 text)'
+      : 'decrypted to text that is not JSON';
   return new TokenError(
     'DECRYPT_FAILED',
-    `The token data could not be decrypted${reason}: the site key is not the one the token was made with.`,
+    `The token data ${what}: the site key is not the one the token was made with, or the token data was changed.`,
   );
 }
 

@@ -219,6 +219,17 @@ describe('multidrm token inspect', () => {
     expect(ok.code).toBe(0);
   });
 
+  it('exits 1 with DECRYPT_FAILED for a wrong site key, in one sentence that names the site key once', async () => {
+    const wrongKey = ['--site-key', 'b'.repeat(32), '--access-key', v.access_key];
+    const r = await cli(['token', 'inspect', v.expected.token, ...wrongKey, ...now]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/verified +NO: DECRYPT_FAILED\n$/);
+    expect(r.stderr).toBe(
+      'error DECRYPT_FAILED: The token data could not be decrypted with this site key (bad padding or not UTF-8 text): the site key is not the one the token was made with, or the token data was changed.\n',
+    );
+    expect(r.stderr).not.toContain('b'.repeat(32));
+  });
+
   it('exits 1 with MALFORMED_TOKEN for garbage', async () => {
     const r = await cli(['token', 'inspect', 'not-a-token']);
     expect(r).toMatchObject({ code: 1, stdout: '' });

@@ -48,6 +48,7 @@ function filesUnder(dir: string): string[] {
 
 let work: string;
 let project: string;
+let tarballs: string[];
 const installed = (pkg: string) => join(project, 'node_modules/@multidrm', pkg);
 
 beforeAll(async () => {
@@ -59,7 +60,7 @@ beforeAll(async () => {
       run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(root, 'packages', pkg), env }),
     ),
   );
-  const tarballs = readdirSync(packs).map((name) => join(packs, name));
+  tarballs = readdirSync(packs).map((name) => join(packs, name));
   expect(tarballs).toHaveLength(PACKAGES.length);
 
   mkdirSync(project);
@@ -86,9 +87,10 @@ beforeAll(async () => {
   );
 }, 300_000);
 
+// Removing an installed project (~10k files) takes seconds on a busy machine.
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 60_000);
 
 describe('the packed packages, installed with npm into a project outside the workspace', () => {
   it.each(PACKAGES)(
@@ -97,7 +99,7 @@ describe('the packed packages, installed with npm into a project outside the wor
       const dir = installed(pkg);
       const files = filesUnder(dir);
       const source = files.filter((f) => !f.startsWith('dist/') && !f.startsWith('node_modules/'));
-      expect(source.sort()).toEqual(['README.md', 'package.json']);
+      expect(source.sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json']);
       expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
 
       const packed = manifest(dir);
@@ -113,6 +115,64 @@ describe('the packed packages, installed with npm into a project outside the wor
       for (const bin of Object.values(packed.bin ?? {})) expect(files).toContain(join(bin));
     },
   );
+
+  it.each(PACKAGES)(
+    '%s: publint finds nothing to fix in the tarball, in strict mode',
+    async (pkg) => {
+      const tarball = tarballs.find((path) => path.includes(`multidrm-${pkg}-`)) as string;
+      const { stdout } = await run(
+        process.execPath,
+        [join(root, 'node_modules/publint/src/cli.js'), 'run', tarball, '--strict'],
+        { env },
+      );
+      expect(stdout).toMatch(/All good!/);
+    },
+    60_000,
+  );
+
+  it.each(PACKAGES)(
+    '%s: are-the-types-wrong finds no problem for ESM consumers (node16 and bundlers)',
+    async (pkg) => {
+      const tarball = tarballs.find((path) => path.includes(`multidrm-${pkg}-`)) as string;
+      // ESM only, on purpose: `require()` of these packages is not supported (node10 and CJS left out).
+      const ignored = ['node10', 'node16-cjs'];
+      const { stdout } = await run(
+        process.execPath,
+        [
+          join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js'),
+          tarball,
+          '--profile',
+          'esm-only',
+          '--format',
+          'json',
+        ],
+        { env },
+      ).catch((error: { stdout: string }) => error);
+      const report = JSON.parse(stdout) as {
+        problems?: Record<string, { entrypoint: string; resolutionKind?: string }[]>;
+      };
+      const problems = Object.values(report.problems ?? {})
+        .flat()
+        .filter((problem) => !ignored.includes(problem.resolutionKind ?? ''));
+      expect(problems).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.each(PACKAGES)('%s: its package.json says what a registry and its users need', (pkg) => {
+    const packed = manifest(installed(pkg)) as Manifest & Record<string, unknown>;
+    expect(packed).toMatchObject({
+      license: 'Apache-2.0',
+      type: 'module',
+      sideEffects: false,
+      repository: { type: 'git', directory: `packages/${pkg}` },
+      files: expect.arrayContaining(['dist', 'LICENSE', 'CHANGELOG.md']),
+    });
+    expect((packed['keywords'] as string[]).length).toBeGreaterThan(3);
+    expect(packed['description']).toEqual(expect.any(String));
+    // The player runs in the browser: a Node floor would only warn its users' installs.
+    if (pkg !== 'player') expect(packed['engines']).toEqual({ node: '>=22.18' });
+  });
 
   it("runs a site's server code: the vector token, the token endpoint, the emulator", async () => {
     const v = vectors.token[0]!;

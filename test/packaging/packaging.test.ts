@@ -217,3 +217,58 @@ describe('the packed packages, installed with npm into a project outside the wor
     expect(result).not.toHaveProperty('failed');
   }, 120_000);
 });
+
+// Every `npm install` line of every README's shell blocks, run as written in a new project, with
+// `/path/to/multidrm/dist/` standing for where `pnpm pack` wrote the tarballs; the msw example's
+// suite then runs in the project its README's line made, as a user who copied the folder runs it.
+const README_INSTALLS = [
+  'packages/site-kit',
+  'packages/emulator',
+  'packages/player',
+  'examples/vitest-msw',
+].flatMap((dir) => {
+  const readme = readFileSync(join(root, dir, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+  return blocks
+    .flatMap((block) => block.split('\n'))
+    .filter((line) => line.startsWith('npm install '))
+    .map((line) => [dir, line.replace(/\s+#.*$/, '')] as const);
+});
+
+describe("the READMEs' install lines, as written", () => {
+  it('are found: one per package README and the example', () => {
+    expect(README_INSTALLS.map(([dir]) => dir).sort()).toEqual([
+      'examples/vitest-msw',
+      'packages/emulator',
+      'packages/player',
+      'packages/site-kit',
+    ]);
+  });
+
+  it.each(README_INSTALLS)(
+    '%s: %s',
+    async (dir, line) => {
+      const target = join(work, `readme-${dir.replace(/\W/g, '-')}`);
+      mkdirSync(target);
+      writeFileSync(
+        join(target, 'package.json'),
+        JSON.stringify({ name: 'a-site', private: true, type: 'module' }),
+      );
+      const command = line.replaceAll('/path/to/multidrm/dist/', `${join(work, 'packs')}/`);
+      // bash, as a user's shell: the brace expansion in the lines is part of what is tested.
+      await run('bash', ['-c', `${command} --no-audit --no-fund --loglevel=error`], {
+        cwd: target,
+        env,
+      });
+      if (dir !== 'examples/vitest-msw') return;
+      for (const file of ['license.test.ts', 'vitest.config.ts', 'tsconfig.json'])
+        copyFileSync(join(root, dir, file), join(target, file));
+      const { stdout } = await run(join(target, 'node_modules/.bin/vitest'), ['run'], {
+        cwd: target,
+        env: { ...env, CI: 'true', NO_COLOR: '1' },
+      });
+      expect(stdout).toMatch(/Tests +3 passed \(3\)/);
+    },
+    240_000,
+  );
+});

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   copyFileSync,
   mkdirSync,
@@ -271,4 +271,67 @@ describe("the READMEs' install lines, as written", () => {
     },
     240_000,
   );
+});
+
+describe("the root README's server example", () => {
+  it('runs as given in a CommonJS project (npm init -y) as server.mjs, and issues a token for a signed-in user only', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const code = /Server: a token endpoint[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(code).toContain('createTokenHandler');
+    const target = join(work, 'readme-server');
+    mkdirSync(target);
+    writeFileSync(
+      join(target, 'package.json'),
+      JSON.stringify({ name: 'a-site', version: '1.0.0' }),
+    );
+    const siteKit = tarballs.find((path) => path.includes('multidrm-site-kit-')) as string;
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', siteKit], {
+      cwd: target,
+      env,
+    });
+    writeFileSync(join(target, 'server.mjs'), code as string);
+    const v = vectors.token[0]!;
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const server = spawn(process.execPath, ['server.mjs'], {
+      cwd: target,
+      env: {
+        ...env,
+        PORT: String(port),
+        MULTIDRM_SITE_ID: v.site_id,
+        MULTIDRM_SITE_KEY: v.site_key,
+        MULTIDRM_ACCESS_KEY: v.access_key,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      const ask = async (cookie?: string) => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await fetch(`http://127.0.0.1:${port}/`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+              body: JSON.stringify({ cid: 'movie-1', drm_type: 'Widevine' }),
+            });
+          } catch (error) {
+            if (attempt > 100 || server.exitCode !== null) throw new Error(`server.mjs: ${stderr}`);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+      };
+      const stranger = await ask();
+      expect(stranger.status).toBe(403);
+      const alice = await ask('user=alice');
+      expect(alice.status).toBe(200);
+      const token = JSON.parse(Buffer.from(await alice.text(), 'base64').toString('utf8')) as {
+        user_id: string;
+        cid: string;
+      };
+      expect(token).toMatchObject({ user_id: 'alice', cid: 'movie-1' });
+      expect(stderr).toBe('');
+    } finally {
+      server.kill();
+    }
+  }, 120_000);
 });

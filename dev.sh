@@ -104,6 +104,21 @@ check_prerequisites() {
   return 1
 }
 
+# What to install before a command: "demo" (the demo and the packages it runs), "all" (the workspace)
+# or "none". $1 the command, $2 what an earlier run installed ("demo", "all" or nothing), $3 whether
+# the install is missing or older than the lockfile. The demo's commands need the demo's part only;
+# once everything is there, everything is kept up to date.
+install_plan() {
+  local command="$1" have="$2" stale="$3" want=all
+  case "$command" in demo | demo:web | demo:dist) want=demo ;; esac
+  [ "$have" = all ] && want=all
+  if [ "$stale" = true ] || { [ "$want" = all ] && [ "$have" != all ]; }; then
+    echo "$want"
+  else
+    echo none
+  fi
+}
+
 main() {
   cd "$(dirname "${BASH_SOURCE[0]}")"
   check_prerequisites "${1:-test}"
@@ -125,9 +140,20 @@ main() {
       "./dev.sh <command>, or put them on your PATH: export PATH=\"$tools/node_modules/.bin:\$PATH\"" >&2
   fi
 
-  if [ ! -d node_modules ] || [ pnpm-lock.yaml -nt node_modules/.pnpm/lock.yaml ]; then
-    pnpm install --frozen-lockfile >&2
-  fi
+  local marker=node_modules/.multidrm-installed have="" stale=false plan
+  [ -f "$marker" ] && have=$(<"$marker")
+  if [ ! -d node_modules ] || [ pnpm-lock.yaml -nt node_modules/.pnpm/lock.yaml ]; then stale=true; fi
+  plan=$(install_plan "${1:-test}" "$have" "$stale")
+  case "$plan" in
+  demo)
+    echo "dev.sh: installing what the demo needs (about 500 MB: the players, Electron's packaging tools," \
+      "vite); the tests' runtimes (Bun, Deno, workerd), Playwright and the content packager come with" \
+      "./dev.sh test (about 1.3 GB in all)" >&2
+    pnpm install --frozen-lockfile --filter "@multidrm/demo-electron..." >&2
+    ;;
+  all) pnpm install --frozen-lockfile >&2 ;;
+  esac
+  [ "$plan" = none ] || echo "$plan" >"$marker"
   exec pnpm "${@:-test}"
 }
 

@@ -122,7 +122,7 @@ describe('the packed packages, installed with npm into a project outside the wor
       const tarball = tarballs.find((path) => path.includes(`multidrm-${pkg}-`)) as string;
       const { stdout } = await run(
         process.execPath,
-        [join(root, 'node_modules/publint/src/cli.js'), 'run', tarball, '--strict'],
+        [join(root, 'test/node_modules/publint/src/cli.js'), 'run', tarball, '--strict'],
         { env },
       );
       expect(stdout).toMatch(/All good!/);
@@ -139,7 +139,7 @@ describe('the packed packages, installed with npm into a project outside the wor
       const { stdout } = await run(
         process.execPath,
         [
-          join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js'),
+          join(root, 'test/node_modules/@arethetypeswrong/cli/dist/index.js'),
           tarball,
           '--profile',
           'esm-only',

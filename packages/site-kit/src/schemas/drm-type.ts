@@ -1,9 +1,7 @@
 import * as z from 'zod';
 import { mustBe } from './must-be.ts';
 
-/**
- * The `drm_type` values the license service accepts, in exact case; NCG is the service's own DRM.
- */
+/** The `drm_type` values the license service accepts, in exact case. */
 export const DRM_TYPES = ['NCG', 'Widevine', 'PlayReady', 'FairPlay'] as const;
 
 /**

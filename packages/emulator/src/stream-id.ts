@@ -2,6 +2,10 @@ import { EmulatorError } from './errors.ts';
 
 /** Where a player may name its stream (see Streams in the README): the emulator's own, optional. */
 export const STREAM_ID_HEADER = 'x-drm-stream-id';
+/**
+ * The query parameter that names the stream when the {@link STREAM_ID_HEADER} header cannot be
+ * sent.
+ */
 export const STREAM_ID_QUERY = 'stream_id';
 const MAX_STREAM_ID = 128;
 

@@ -16,6 +16,10 @@ import { checkAccessKey, checkHashEncoding } from './keys.ts';
 /** The service's current guide: a token is valid for 600 s after its timestamp (the main spec: 60). */
 export const DEFAULT_VALIDITY_SECONDS = 600;
 
+/**
+ * The site's keys and the time rules a token is verified with (defaults: validity 600 s, no clock
+ * skew).
+ */
 export interface VerifyOptions {
   siteKey: SiteKeyInput;
   accessKey: string;
@@ -62,6 +66,7 @@ export interface VerifiedLicenseTokenV2 extends VerifiedCommon {
   keyRotation: boolean;
 }
 
+/** A verified token of either version; `version` tells which. */
 export type VerifiedLicenseToken = VerifiedLicenseTokenV1 | VerifiedLicenseTokenV2;
 
 /** The verifier's settings, checked once. */

@@ -69,22 +69,20 @@ check_prerequisites() {
   e2e="${e2e//[[:space:]]/}"
   # As e2eSkipped() reads it: "skip" in any case, spaces around it ignored.
   if (shopt -s nocasematch && [[ "$e2e" == skip ]]); then need_chromium=false; fi
-  $need_chromium && needs+=("Chromium (real-browser tests)")
-  $need_ffmpeg && needs+=("ffmpeg (sample-content tests)")
   if $need_chromium; then
     chrome="${CHROME_PATH:-}"
     chrome="${chrome#"${chrome%%[![:space:]]*}"}"
     chrome="${chrome%"${chrome##*[![:space:]]}"}"
     if [ -n "$chrome" ] && [ ! -x "$chrome" ]; then
-      missing+=(chromium)
+      missing+=(chromium) needs+=("Chromium (real-browser tests)")
       why+=("CHROME_PATH is \"$chrome\", which is not an executable file")
     elif [ -z "$chrome" ] && [ ! -x /usr/bin/chromium ]; then
-      missing+=(chromium)
+      missing+=(chromium) needs+=("Chromium (real-browser tests)")
       why+=("no Chromium at /usr/bin/chromium and CHROME_PATH is not set")
     fi
   fi
   if $need_ffmpeg && ! command -v ffmpeg >/dev/null 2>&1; then
-    missing+=(ffmpeg)
+    missing+=(ffmpeg) needs+=("ffmpeg (sample-content tests)")
     why+=("no ffmpeg on PATH")
   fi
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -104,6 +102,21 @@ check_prerequisites() {
     fi
   } >&2
   return 1
+}
+
+# What to install before a command: "demo" (the demo and the packages it runs), "all" (the workspace)
+# or "none". $1 the command, $2 what an earlier run installed ("demo", "all" or nothing), $3 whether
+# the install is missing or older than the lockfile. The demo's commands need the demo's part only;
+# once everything is there, everything is kept up to date.
+install_plan() {
+  local command="$1" have="$2" stale="$3" want=all
+  case "$command" in demo | demo:web | demo:dist) want=demo ;; esac
+  [ "$have" = all ] && want=all
+  if [ "$stale" = true ] || { [ "$want" = all ] && [ "$have" != all ]; }; then
+    echo "$want"
+  else
+    echo none
+  fi
 }
 
 main() {
@@ -127,9 +140,20 @@ main() {
       "./dev.sh <command>, or put them on your PATH: export PATH=\"$tools/node_modules/.bin:\$PATH\"" >&2
   fi
 
-  if [ ! -d node_modules ] || [ pnpm-lock.yaml -nt node_modules/.pnpm/lock.yaml ]; then
-    pnpm install --frozen-lockfile >&2
-  fi
+  local marker=node_modules/.multidrm-installed have="" stale=false plan
+  [ -f "$marker" ] && have=$(<"$marker")
+  if [ ! -d node_modules ] || [ pnpm-lock.yaml -nt node_modules/.pnpm/lock.yaml ]; then stale=true; fi
+  plan=$(install_plan "${1:-test}" "$have" "$stale")
+  case "$plan" in
+  demo)
+    echo "dev.sh: installing what the demo needs (about 500 MB: the players, Electron's packaging tools," \
+      "vite); the tests' runtimes (Bun, Deno, workerd), Playwright and the content packager come with" \
+      "./dev.sh test (about 1.3 GB in all)" >&2
+    pnpm install --frozen-lockfile --filter "@multidrm/demo-electron..." >&2
+    ;;
+  all) pnpm install --frozen-lockfile >&2 ;;
+  esac
+  [ "$plan" = none ] || echo "$plan" >"$marker"
   exec pnpm "${@:-test}"
 }
 

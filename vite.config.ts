@@ -1,5 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
+// happy-dom whose page console is shown with a failing test only (test/support/page-console.ts).
+const happyDomEnvironment = new URL('./test/support/happy-dom-environment.ts', import.meta.url)
+  .pathname;
+const pageConsole = new URL('./test/support/page-console.ts', import.meta.url).pathname;
+
 // One vitest project per package plus the cross-package suite in test/. `pnpm test` runs them all.
 export default defineConfig({
   test: {
@@ -26,7 +31,8 @@ export default defineConfig({
           name: 'player',
           root: 'packages/player',
           include: ['test/**/*.test.ts'],
-          environment: 'happy-dom',
+          environment: happyDomEnvironment,
+          setupFiles: [pageConsole],
         },
       },
       {

@@ -23,16 +23,6 @@ interface PlaywrightElectron {
   };
 }
 
-interface PlaywrightElectron {
-  _electron: {
-    launch(options: {
-      executablePath: string;
-      args: string[];
-      env: Record<string, string>;
-    }): Promise<{ firstWindow(): Promise<Page>; close(): Promise<void> }>;
-  };
-}
-
 const binary = findElectronBinary();
 const START = fileURLToPath(new URL('../scripts/start.ts', import.meta.url));
 

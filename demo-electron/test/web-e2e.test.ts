@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { launchChromium, type LaunchedChromium } from '../../test/e2e/support/chromium.ts';
+import {
+  e2eSkipped,
+  launchChromium,
+  SKIP_NOTICE,
+  type LaunchedChromium,
+} from '../../test/e2e/support/chromium.ts';
 import { frameStats, isBlankFrame } from '../../test/e2e/support/frames.ts';
 import { decodePng } from '../../test/e2e/support/png.ts';
 import { buildRenderer } from '../scripts/build-renderer.ts';
@@ -34,7 +39,11 @@ const pageErrors: string[] = [];
 /** Every URL the page requested, in order. */
 const requested: string[] = [];
 
+const skip = e2eSkipped();
+if (skip) console.warn(SKIP_NOTICE);
+
 beforeAll(async () => {
+  if (skip) return;
   await buildRenderer();
   demo = await startWebDemo();
   browser = await launchChromium({ viewport: { width: 1320, height: 820 } });
@@ -87,7 +96,7 @@ const PICKS: [PlayerName, string][] = [
 /** Players that ask for a key again after a refusal, each time with a token fetch of its own. */
 const ASKS_FOR_THE_KEY_AGAIN: readonly PlayerName[] = ['hls'];
 
-describe('pnpm demo:web', () => {
+describe.skipIf(skip)('pnpm demo:web', () => {
   test('prints its URL on 127.0.0.1 and serves the page', async () => {
     expect(demo.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     // The printed address carries the launch key; the page traded it for its cookie and dropped it.

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   copyFileSync,
   mkdirSync,
@@ -48,6 +48,7 @@ function filesUnder(dir: string): string[] {
 
 let work: string;
 let project: string;
+let tarballs: string[];
 const installed = (pkg: string) => join(project, 'node_modules/@multidrm', pkg);
 
 beforeAll(async () => {
@@ -59,7 +60,7 @@ beforeAll(async () => {
       run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(root, 'packages', pkg), env }),
     ),
   );
-  const tarballs = readdirSync(packs).map((name) => join(packs, name));
+  tarballs = readdirSync(packs).map((name) => join(packs, name));
   expect(tarballs).toHaveLength(PACKAGES.length);
 
   mkdirSync(project);
@@ -86,9 +87,10 @@ beforeAll(async () => {
   );
 }, 300_000);
 
+// Removing an installed project (~10k files) takes seconds on a busy machine.
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 60_000);
 
 describe('the packed packages, installed with npm into a project outside the workspace', () => {
   it.each(PACKAGES)(
@@ -97,7 +99,7 @@ describe('the packed packages, installed with npm into a project outside the wor
       const dir = installed(pkg);
       const files = filesUnder(dir);
       const source = files.filter((f) => !f.startsWith('dist/') && !f.startsWith('node_modules/'));
-      expect(source.sort()).toEqual(['README.md', 'package.json']);
+      expect(source.sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json']);
       expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
 
       const packed = manifest(dir);
@@ -113,6 +115,64 @@ describe('the packed packages, installed with npm into a project outside the wor
       for (const bin of Object.values(packed.bin ?? {})) expect(files).toContain(join(bin));
     },
   );
+
+  it.each(PACKAGES)(
+    '%s: publint finds nothing to fix in the tarball, in strict mode',
+    async (pkg) => {
+      const tarball = tarballs.find((path) => path.includes(`multidrm-${pkg}-`)) as string;
+      const { stdout } = await run(
+        process.execPath,
+        [join(root, 'test/node_modules/publint/src/cli.js'), 'run', tarball, '--strict'],
+        { env },
+      );
+      expect(stdout).toMatch(/All good!/);
+    },
+    60_000,
+  );
+
+  it.each(PACKAGES)(
+    '%s: are-the-types-wrong finds no problem for ESM consumers (node16 and bundlers)',
+    async (pkg) => {
+      const tarball = tarballs.find((path) => path.includes(`multidrm-${pkg}-`)) as string;
+      // ESM only, on purpose: `require()` of these packages is not supported (node10 and CJS left out).
+      const ignored = ['node10', 'node16-cjs'];
+      const { stdout } = await run(
+        process.execPath,
+        [
+          join(root, 'test/node_modules/@arethetypeswrong/cli/dist/index.js'),
+          tarball,
+          '--profile',
+          'esm-only',
+          '--format',
+          'json',
+        ],
+        { env },
+      ).catch((error: { stdout: string }) => error);
+      const report = JSON.parse(stdout) as {
+        problems?: Record<string, { entrypoint: string; resolutionKind?: string }[]>;
+      };
+      const problems = Object.values(report.problems ?? {})
+        .flat()
+        .filter((problem) => !ignored.includes(problem.resolutionKind ?? ''));
+      expect(problems).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.each(PACKAGES)('%s: its package.json says what a registry and its users need', (pkg) => {
+    const packed = manifest(installed(pkg)) as Manifest & Record<string, unknown>;
+    expect(packed).toMatchObject({
+      license: 'Apache-2.0',
+      type: 'module',
+      sideEffects: false,
+      repository: { type: 'git', directory: `packages/${pkg}` },
+      files: expect.arrayContaining(['dist', 'LICENSE', 'CHANGELOG.md']),
+    });
+    expect((packed['keywords'] as string[]).length).toBeGreaterThan(3);
+    expect(packed['description']).toEqual(expect.any(String));
+    // The player runs in the browser: a Node floor would only warn its users' installs.
+    if (pkg !== 'player') expect(packed['engines']).toEqual({ node: '>=22.18' });
+  });
 
   it("runs a site's server code: the vector token, the token endpoint, the emulator", async () => {
     const v = vectors.token[0]!;
@@ -155,5 +215,123 @@ describe('the packed packages, installed with npm into a project outside the wor
     }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
     expect(result.stdout).toBe('');
     expect(result).not.toHaveProperty('failed');
+  }, 120_000);
+});
+
+// Every `npm install` line of every README's shell blocks, run as written in a new project, with
+// `/path/to/multidrm/dist/` standing for where `pnpm pack` wrote the tarballs; the msw example's
+// suite then runs in the project its README's line made, as a user who copied the folder runs it.
+const README_INSTALLS = [
+  'packages/site-kit',
+  'packages/emulator',
+  'packages/player',
+  'examples/vitest-msw',
+].flatMap((dir) => {
+  const readme = readFileSync(join(root, dir, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+  return blocks
+    .flatMap((block) => block.split('\n'))
+    .filter((line) => line.startsWith('npm install '))
+    .map((line) => [dir, line.replace(/\s+#.*$/, '')] as const);
+});
+
+describe("the READMEs' install lines, as written", () => {
+  it('are found: one per package README and the example', () => {
+    expect(README_INSTALLS.map(([dir]) => dir).sort()).toEqual([
+      'examples/vitest-msw',
+      'packages/emulator',
+      'packages/player',
+      'packages/site-kit',
+    ]);
+  });
+
+  it.each(README_INSTALLS)(
+    '%s: %s',
+    async (dir, line) => {
+      const target = join(work, `readme-${dir.replace(/\W/g, '-')}`);
+      mkdirSync(target);
+      writeFileSync(
+        join(target, 'package.json'),
+        JSON.stringify({ name: 'a-site', private: true, type: 'module' }),
+      );
+      const command = line.replaceAll('/path/to/multidrm/dist/', `${join(work, 'packs')}/`);
+      // bash, as a user's shell: the brace expansion in the lines is part of what is tested.
+      await run('bash', ['-c', `${command} --no-audit --no-fund --loglevel=error`], {
+        cwd: target,
+        env,
+      });
+      if (dir !== 'examples/vitest-msw') return;
+      for (const file of ['license.test.ts', 'vitest.config.ts', 'tsconfig.json'])
+        copyFileSync(join(root, dir, file), join(target, file));
+      const { stdout } = await run(join(target, 'node_modules/.bin/vitest'), ['run'], {
+        cwd: target,
+        env: { ...env, CI: 'true', NO_COLOR: '1' },
+      });
+      expect(stdout).toMatch(/Tests +3 passed \(3\)/);
+    },
+    240_000,
+  );
+});
+
+describe("the root README's server example", () => {
+  it('runs as given in a CommonJS project (npm init -y) as server.mjs, and issues a token for a signed-in user only', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const code = /Server: a token endpoint[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(code).toContain('createTokenHandler');
+    const target = join(work, 'readme-server');
+    mkdirSync(target);
+    writeFileSync(
+      join(target, 'package.json'),
+      JSON.stringify({ name: 'a-site', version: '1.0.0' }),
+    );
+    const siteKit = tarballs.find((path) => path.includes('multidrm-site-kit-')) as string;
+    await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', siteKit], {
+      cwd: target,
+      env,
+    });
+    writeFileSync(join(target, 'server.mjs'), code as string);
+    const v = vectors.token[0]!;
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const server = spawn(process.execPath, ['server.mjs'], {
+      cwd: target,
+      env: {
+        ...env,
+        PORT: String(port),
+        MULTIDRM_SITE_ID: v.site_id,
+        MULTIDRM_SITE_KEY: v.site_key,
+        MULTIDRM_ACCESS_KEY: v.access_key,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      const ask = async (cookie?: string) => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await fetch(`http://127.0.0.1:${port}/`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+              body: JSON.stringify({ cid: 'movie-1', drm_type: 'Widevine' }),
+            });
+          } catch (error) {
+            if (attempt > 100 || server.exitCode !== null) throw new Error(`server.mjs: ${stderr}`);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+      };
+      const stranger = await ask();
+      expect(stranger.status).toBe(403);
+      const alice = await ask('user=alice');
+      expect(alice.status).toBe(200);
+      const token = JSON.parse(Buffer.from(await alice.text(), 'base64').toString('utf8')) as {
+        user_id: string;
+        cid: string;
+      };
+      expect(token).toMatchObject({ user_id: 'alice', cid: 'movie-1' });
+      expect(stderr).toBe('');
+    } finally {
+      server.kill();
+    }
   }, 120_000);
 });

@@ -104,6 +104,36 @@ describe('dev.sh picks a Node that runs the TypeScript sources', () => {
   });
 });
 
+describe('dev.sh installs what the command needs', () => {
+  const plan = (command: string, have: string, stale: boolean) =>
+    spawnSync(
+      BASH,
+      ['-c', 'source "$0"; install_plan "$@"', DEV_SH, command, have, String(stale)],
+      {
+        encoding: 'utf8',
+      },
+    ).stdout.trim();
+
+  it("the demo's commands install the demo's part only; the others the whole workspace", () => {
+    expect(plan('demo:web', '', true)).toBe('demo');
+    expect(plan('demo', '', true)).toBe('demo');
+    expect(plan('test', '', true)).toBe('all');
+    expect(plan('bench', '', true)).toBe('all');
+  });
+
+  it("after the demo's part, a test run installs the rest; nothing is installed twice", () => {
+    expect(plan('test', 'demo', false)).toBe('all');
+    expect(plan('demo:web', 'demo', false)).toBe('none');
+    expect(plan('test', 'all', false)).toBe('none');
+    expect(plan('demo:web', 'all', false)).toBe('none');
+  });
+
+  it('a lockfile newer than the install updates what is there, never less', () => {
+    expect(plan('demo:web', 'all', true)).toBe('all');
+    expect(plan('demo:web', 'demo', true)).toBe('demo');
+  });
+});
+
 describe('dev.sh checks the test prerequisites before it fetches anything', () => {
   const machine = () => {
     const log = join(work, `npm-prereq-${dirs}.log`);
@@ -141,6 +171,16 @@ describe('dev.sh checks the test prerequisites before it fetches anything', () =
     const e2e = devSh(['test:e2e'], machine().path, { CHROME_PATH: '/x' });
     expect(e2e.stderr).toMatch(/needs Chromium \(real-browser tests\): CHROME_PATH/);
     expect(e2e.stderr).toMatch(/install -y chromium\n/);
+  });
+
+  it('names only what is missing: ffmpeg alone when Chromium is there', () => {
+    const r = devSh(['test'], machine().path, { CHROME_PATH: '/bin/sh' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /`pnpm test` needs ffmpeg \(sample-content tests\): no ffmpeg on PATH\./,
+    );
+    expect(r.stderr).not.toContain('Chromium');
+    expect(r.stderr).toMatch(/install -y ffmpeg\n/);
   });
 
   it('other commands are not held up by the check', () => {

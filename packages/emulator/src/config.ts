@@ -51,10 +51,18 @@ const seconds = (fallback: number) =>
 
 /** The answers of the emulator: the license service's (default), or the project's 4xx ones. */
 export const DIALECTS = ['service', 'explain'] as const;
+/**
+ * How refusals are answered: `service` (HTTP 200 with the service's code) or `explain` (4xx with
+ * the named reason).
+ */
 export type Dialect = (typeof DIALECTS)[number];
 // http(s), or an app's own registered scheme (the Electron demo's page is multidrm-demo://app).
 const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/;
 
+/**
+ * Validates an emulator config (the JSON file's shape) and fills in defaults; {@link parseConfig}
+ * turns its issues into a {@link ConfigError}.
+ */
 export const emulatorConfigSchema = z
   .strictObject(
     {
@@ -151,9 +159,18 @@ export const emulatorConfigSchema = z
 export type EmulatorConfigInput = z.input<typeof emulatorConfigSchema>;
 /** The config with defaults applied: what the emulator runs with. */
 export type EmulatorConfig = z.output<typeof emulatorConfigSchema>;
+/**
+ * One configured site: its keys, and its gateway (`gatewayUrl`, `gatewayFormat`) when it uses
+ * gateway mode.
+ */
 export type SiteConfig = EmulatorConfig['sites'][number];
+/** One content key of a cid: key ID and key, 32 lowercase hex characters (16 bytes) each. */
 export type ContentKey = z.output<typeof contentKeySchema>;
 
+/**
+ * Thrown for a config that cannot be used (invalid, unreadable file, bad JSON); `issues` names each
+ * problem by its field path, without echoing values.
+ */
 export class ConfigError extends Error {
   override name = 'ConfigError';
   /** One sentence per problem, each naming its field path. */

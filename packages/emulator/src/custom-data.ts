@@ -4,7 +4,7 @@ import { EmulatorError } from './errors.ts';
 import { base64ToBytes, utf8Bytes } from './web/bytes.ts';
 import { decryptRawCbc, importAesKey, type AesKey } from './web/crypto.ts';
 
-// Gateway-mode custom data (DESIGN.md): base64 of {"drm_type","site_id","data"}, where data is
+// Gateway-mode custom data (docs/architecture.md, README decisions): base64 of {"drm_type","site_id","data"}, where data is
 // base64(AES-256-CBC(JSON {user_id, cid, oid?})) under the site key, IV "0123456789abcdef".
 
 export interface CustomDataEnvelope {

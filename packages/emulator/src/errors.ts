@@ -234,6 +234,10 @@ export const ERROR_CODES = {
   { serviceCode?: string; status: number; message?: string; meaning: string; fix: string }
 >;
 
+/**
+ * A named reason of {@link ERROR_CODES}: every refusal and transport failure the emulator answers
+ * with.
+ */
 export type EmulatorErrorCode = keyof typeof ERROR_CODES;
 
 /** The reasons that refuse a license request: each has a service code. */
@@ -241,6 +245,10 @@ export type RefusalReason = {
   [K in EmulatorErrorCode]: (typeof ERROR_CODES)[K] extends { serviceCode: string } ? K : never;
 }[EmulatorErrorCode];
 
+/**
+ * Every {@link RefusalReason}: the codes that `errorCodes` in the config may map to other service
+ * codes.
+ */
 export const REFUSAL_REASONS = (Object.keys(ERROR_CODES) as EmulatorErrorCode[]).filter(
   (code): code is RefusalReason => 'serviceCode' in ERROR_CODES[code],
 );
@@ -280,6 +288,10 @@ export interface EmulatorErrorOptions {
   serviceMessage?: string;
 }
 
+/**
+ * Why the emulator refused or failed a request; `code` picks the service code, status and fix from
+ * {@link ERROR_CODES}.
+ */
 export class EmulatorError extends Error {
   override name = 'EmulatorError';
   readonly code: EmulatorErrorCode;
@@ -308,6 +320,7 @@ export class EmulatorError extends Error {
     return ERROR_CODES[this.code].status;
   }
 
+  /** The JSON body of the `explain` dialect (and of transport failures in both dialects). */
   toBody(): ErrorBody {
     return this.detail === undefined
       ? { error_code: this.code, message: this.message }

@@ -96,6 +96,7 @@ export type FlowEvent = FlowBase &
       }
   );
 
+/** The `type` of a {@link FlowEvent}, e.g. `license-request`. */
 export type FlowEventType = FlowEvent['type'];
 
 type Listener = (event: FlowEvent) => void;
@@ -134,6 +135,10 @@ export class FlowEvents implements AsyncIterable<FlowEvent> {
     return this.#closed;
   }
 
+  /**
+   * Records the event and calls each listener (a throwing listener is ignored); does nothing once
+   * closed.
+   */
   emit(event: FlowEvent): void {
     if (this.#closed) return;
     this.#history.push(event);
@@ -147,6 +152,7 @@ export class FlowEvents implements AsyncIterable<FlowEvent> {
     }
   }
 
+  /** Ends every iteration and calls the `onClose` listeners, once; later events are dropped. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;

@@ -11,6 +11,10 @@ import { createLicenseFlow } from './license-flow.ts';
 import { STREAM_ID_HEADER } from './stream-id.ts';
 import { randomHex } from './web/crypto.ts';
 
+/**
+ * Options of {@link createEmulatorHandler}: where events go, the clock, injected faults and the
+ * fetch for gateway callbacks.
+ */
 export interface EmulatorHandlerOptions extends GatewayOptions {
   /** Where flow events go; default a new emitter, available as `handler.events`. */
   events?: FlowEvents;
@@ -22,9 +26,19 @@ export interface EmulatorHandlerOptions extends GatewayOptions {
   faults?: readonly FaultInput[];
 }
 
+/**
+ * The emulator as a web-standard handler (`Request` in, `Response` out), with its events, config
+ * and faults.
+ */
 export interface EmulatorHandler {
+  /**
+   * Answers one request; failures become responses rather than rejections (a bug: INTERNAL_ERROR,
+   * HTTP 500).
+   */
   (request: Request): Promise<Response>;
+  /** The flow events of every license request. */
   readonly events: FlowEvents;
+  /** The validated config, defaults applied. */
   readonly config: EmulatorConfig;
   /** The faults injected on purpose: `set`, `add`, `clear`, `list` while it runs. */
   readonly faults: FaultPlan;

@@ -6,6 +6,7 @@ import type { FaultPlan } from './faults/fault-plan.ts';
 import { createEmulatorHandler, LICENSE_PATHS, type EmulatorHandlerOptions } from './handler.ts';
 import { toNodeListener } from './http/node-adapter.ts';
 
+/** Options of {@link startEmulator}: the handler's options plus where to listen. */
 export interface StartOptions extends EmulatorHandlerOptions {
   /** Default 127.0.0.1: the emulator holds site keys and is meant for this machine only. */
   host?: string;
@@ -13,6 +14,7 @@ export interface StartOptions extends EmulatorHandlerOptions {
   port?: number;
 }
 
+/** A started emulator; `close()` it when done (tests: in `afterAll`). */
 export interface RunningEmulator {
   /** Base URL, e.g. http://127.0.0.1:41234; the license URL is `${url}/ri/licenseManager.do`. */
   url: string;
@@ -20,6 +22,7 @@ export interface RunningEmulator {
   licenseUrl: string;
   /** Flow events of every license request: `events.on(fn)` or `for await (const e of events)`. */
   events: FlowEvents;
+  /** The validated config, defaults applied. */
   config: EmulatorConfig;
   /** The faults injected on purpose (see the README's Faults): `set`, `add`, `clear`, `list`. */
   faults: FaultPlan;
@@ -27,6 +30,10 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
+/**
+ * Starts the emulator on node:http (default 127.0.0.1, an ephemeral port); rejects with a {@link
+ * ConfigError} for an invalid config or the listen error.
+ */
 export async function startEmulator(
   config: EmulatorConfigInput | EmulatorConfig,
   options: StartOptions = {},

@@ -5,6 +5,10 @@ import { EmulatorError } from './errors.ts';
  * stream is renewed by the same ID from the same device; without an ID every license is a new one.
  */
 export const STREAM_ID_HEADER = 'x-drm-stream-id';
+/**
+ * The query parameter that names the stream when the {@link STREAM_ID_HEADER} header cannot be
+ * sent.
+ */
 export const STREAM_ID_QUERY = 'stream_id';
 const MAX_STREAM_ID = 128;
 

@@ -182,6 +182,16 @@ describe('multidrm-emulator CLI', { timeout: 30_000 }, () => {
     expect(port.stderr).toContain('--port must be a whole number from 0 to 65535, got "eighty"');
   });
 
+  it('names the nearest option for a mistyped one', async () => {
+    const typo = await runToEnd(['--config', good, '--prot', '8080']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(
+      /^multidrm-emulator: Unknown option '--prot'; did you mean --port\?\n/,
+    );
+    const far = await runToEnd(['--config', good, '--verbose']);
+    expect(far.stderr).toMatch(/^multidrm-emulator: Unknown option '--verbose'\n/);
+  });
+
   it('explains a port already in use', async () => {
     const blocker: Server = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

@@ -18,7 +18,7 @@ import {
 } from './helpers.ts';
 
 // v2 tokens (the service's current format) from site-kit's issuer, and the v2 vectors computed by the
-// service's public token samples (the in-repo copy of shared/vectors/license-token-v2-vectors.json).
+// service's public token samples (test/fixtures/vectors/license-token-v2-vectors.json).
 
 interface V2Vector {
   name: string;

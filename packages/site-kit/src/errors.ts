@@ -34,6 +34,10 @@ export type SiteKitErrorCode =
   | 'INVALID_DECISION'
   | TokenErrorCode;
 
+/**
+ * The {@link SiteKitErrorCode}s a {@link TokenError} carries: why the license service would refuse
+ * a token.
+ */
 export type TokenErrorCode =
   | 'MALFORMED_TOKEN'
   | 'INVALID_FIELD'
@@ -44,6 +48,10 @@ export type TokenErrorCode =
   | 'INVALID_POLICY'
   | 'SITE_MISMATCH';
 
+/**
+ * The error site-kit throws: a stable {@link SiteKitErrorCode} in `code` and a message that says
+ * what to fix (never a key or a whole token).
+ */
 export class SiteKitError extends Error {
   override name = 'SiteKitError';
   readonly code: SiteKitErrorCode;

@@ -8,6 +8,10 @@ import type { AttachPlayer } from './part.ts';
  */
 export const attachDash: AttachPlayer = async (video, plan, options, fail) => {
   const player = dashjs.MediaPlayer().create();
+  // dash.js looks for ClearKey keys in its protection data before it asks the license server, and
+  // logs "Failed to retrieve clearkeys" as an error on every play when they are not there (they never
+  // are: the license comes from the emulator). Its real errors reach the page as ERROR events below.
+  player.updateSettings({ debug: { logLevel: dashjs.Debug.LOG_LEVEL_FATAL } });
   const auth = attachLicenseAuth(player, options);
   player.on(dashjs.MediaPlayer.events.ERROR, (event) => fail(event));
   return {

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { nearest } from '@multidrm/site-kit/cli';
 
 export const USAGE = `Usage: multidrm-emulator --config FILE.json [--host 127.0.0.1] [--port N] [--quiet]
 
@@ -14,23 +15,25 @@ export type CliArgs =
   | { kind: 'run'; config: string; host: string; port: number; quiet: boolean }
   | { kind: 'error'; message: string };
 
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string', short: 'p', default: '0' },
+  quiet: { type: 'boolean', short: 'q', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   let values;
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: {
-        config: { type: 'string', short: 'c' },
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', short: 'p', default: '0' },
-        quiet: { type: 'boolean', short: 'q', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
+      options: OPTIONS,
       strict: true,
       allowPositionals: false,
     }));
   } catch (error) {
-    return { kind: 'error', message: (error as Error).message };
+    return { kind: 'error', message: withSuggestion(error as NodeJS.ErrnoException) };
   }
   if (values.help) return { kind: 'help' };
   if (values.config === undefined || values.config === '') {
@@ -45,4 +48,16 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   }
   if (values.host === '') return { kind: 'error', message: '--host must not be empty.' };
   return { kind: 'run', config: values.config, host: values.host, port, quiet: values.quiet };
+}
+
+/** parseArgs' message, with the nearest option named when an option was mistyped. */
+function withSuggestion(error: NodeJS.ErrnoException): string {
+  const reason = error.message.replace(/\. To specify.*$/s, '');
+  const typed = /'(-[^'=]*)/.exec(reason)?.[1];
+  if (error.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || typed === undefined) return reason;
+  const close = nearest(
+    typed,
+    Object.keys(OPTIONS).map((name) => `--${name}`),
+  );
+  return close === undefined ? reason : `${reason}; did you mean ${close}?`;
 }

@@ -61,6 +61,7 @@ export class FaultPlan {
     this.#active.push(...parseFaults(faults).map((fault) => ({ fault, remaining: fault.times })));
   }
 
+  /** Removes every active fault, those of the config included. */
   clear(): void {
     this.#active = [];
   }

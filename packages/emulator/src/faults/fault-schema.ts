@@ -20,6 +20,7 @@ export const FAULT_NAMES = [
   'renewal-refused',
   'refuse',
 ] as const;
+/** One of {@link FAULT_NAMES}: the `fault` member of a {@link Fault}. */
 export type FaultName = (typeof FAULT_NAMES)[number];
 
 const times = z
@@ -31,6 +32,10 @@ const times = z
 const fault = <N extends FaultName, S extends z.core.$ZodLooseShape>(name: N, shape: S) =>
   z.strictObject({ fault: z.literal(name), times, ...shape });
 
+/**
+ * Validates one fault, by its `fault` name, with `times` (apply to the first N matching requests;
+ * absent: every one) and the fault's own options.
+ */
 export const faultSchema = z.discriminatedUnion(
   'fault',
   [

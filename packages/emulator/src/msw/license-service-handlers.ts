@@ -12,6 +12,10 @@ import {
 /** Where the kit's license service answers unless told otherwise (.test is never a real host). */
 export const DEFAULT_LICENSE_BASE_URL = 'https://license-service.test';
 
+/**
+ * Options of {@link licenseServiceHandlers}: the emulator handler's options plus the origin to
+ * answer for.
+ */
 export interface LicenseServiceOptions extends EmulatorHandlerOptions {
   /**
    * The origin the handlers answer for (no path: the service's paths are its own), the one your

@@ -15,6 +15,10 @@ import { originOf } from './license-service-handlers.ts';
 /** Where the kit's site answers unless told otherwise. */
 export const DEFAULT_SITE_BASE_URL = 'https://site.test';
 
+/**
+ * Options of {@link siteHandlers}: the site's credentials and, for each endpoint, a decision
+ * (default: allow).
+ */
 export interface SiteHandlersOptions {
   /** The site's credentials: the same as in the license service's config. */
   site: { siteId: string; siteKey: string; accessKey: string };
@@ -36,6 +40,10 @@ export interface SiteHandlersOptions {
   onEvent?: (event: SiteEndpointEvent) => void;
 }
 
+/**
+ * msw request handlers for the site's endpoints (spread them into setupServer or setupWorker) and
+ * their URLs.
+ */
 export interface SiteHandlers extends Array<HttpHandler> {
   /** POST {"cid","drm_type"}: a license token, issued by site-kit's real issuer. */
   readonly tokenUrl: string;

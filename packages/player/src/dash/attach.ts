@@ -6,6 +6,10 @@ import { drmTypeFor, isFairPlay, LICENSE_MESSAGES } from '../engine/key-systems.
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
 
+/**
+ * Options of the dash.js adapter: the common options (no FairPlay: dash.js does not play it) plus
+ * dash.js's own.
+ */
 export interface DashLicenseAuthOptions extends Omit<EngineOptions, 'fairplay'> {
   /** The cid for a license request, when it depends on the request. */
   getContentId?: (request: LicenseRequest) => string | undefined | Promise<string | undefined>;

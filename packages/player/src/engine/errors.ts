@@ -27,6 +27,10 @@ export type LicenseAuthErrorCode =
   | 'FAIRPLAY_CERTIFICATE'
   | 'FAIRPLAY_RESPONSE';
 
+/**
+ * The error this package reports: a stable {@link LicenseAuthErrorCode} in `code` and a message
+ * that says what to fix.
+ */
 export class LicenseAuthError extends Error {
   override name = 'LicenseAuthError';
   readonly code: LicenseAuthErrorCode;
@@ -37,6 +41,7 @@ export class LicenseAuthError extends Error {
   }
 }
 
+/** What a {@link TokenFetchError} tells about the failed fetch. */
 export interface TokenFetchErrorInfo {
   /** The token endpoint (or `getToken()`/`getCustomData()` when the app fetches itself). */
   url: string;
@@ -46,6 +51,10 @@ export interface TokenFetchErrorInfo {
   reason?: string;
 }
 
+/**
+ * The site's token (or custom data) endpoint failed, refused or timed out; `status` and `reason`
+ * say what the site answered.
+ */
 export class TokenFetchError extends LicenseAuthError {
   override name = 'TokenFetchError';
   declare readonly code: 'TOKEN_FETCH_FAILED' | 'TOKEN_TIMEOUT';
@@ -64,6 +73,7 @@ export class TokenFetchError extends LicenseAuthError {
   }
 }
 
+/** What a {@link LicenseServiceError} tells about the refusal. */
 export interface LicenseServiceErrorInfo {
   /** The service's code as digits, e.g. `7011` (sent as a string or a number). */
   errorCode: string;
@@ -81,6 +91,10 @@ export interface LicenseServiceErrorInfo {
   keySystem: string;
 }
 
+/**
+ * The license service refused the license request: its `errorCode` and message, and for 8002 the
+ * site gateway's own code and text.
+ */
 export class LicenseServiceError extends LicenseAuthError {
   override name = 'LicenseServiceError';
   declare readonly code: 'LICENSE_SERVICE_ERROR';

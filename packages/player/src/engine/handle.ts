@@ -1,5 +1,9 @@
 import type { EngineEvents } from './events.ts';
 
+/**
+ * What to prefetch for; each defaults to what is known (`contentId` of the options, the key system
+ * already in use or the only one configured).
+ */
 export interface PrefetchOptions {
   keySystem?: string;
   contentId?: string;
@@ -14,5 +18,6 @@ export interface LicenseAuthHandle<E extends EngineEvents = EngineEvents> {
   prefetch(options?: PrefetchOptions): Promise<boolean>;
   /** Removes every hook and listener, aborts what is under way and undoes the configuration it added. */
   detach(): void;
+  /** Calls `listener` for every later event `name`; returns the function that stops it. */
   on<K extends keyof E>(name: K, listener: (event: E[K]) => void): () => void;
 }

@@ -12,6 +12,10 @@ export interface LicenseAnswer {
   license?: Uint8Array;
 }
 
+/**
+ * Reads a license answer before the CDM sees it; throws LICENSE_RESPONSE for a `json`-format answer
+ * whose `license` is empty or unreadable.
+ */
 export function readLicenseAnswer(
   data: BufferLike,
   keySystem: string,

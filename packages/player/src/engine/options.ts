@@ -4,6 +4,7 @@ import { LicenseAuthError } from './errors.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 import type { TokenFetcher } from './site-client.ts';
 
+/** Where the FairPlay certificate comes from: a URL to load it from, or the certificate itself. */
 export interface FairPlayOptions {
   /** Where the player loads the certificate from; binary or base64 answers are both accepted. */
   certificateUrl?: string;

@@ -12,6 +12,10 @@ export interface RetryPolicy {
   retryOnStatus: readonly number[];
 }
 
+/**
+ * The defaults under the `retry` option (a given one is merged over them): 2 attempts in all, waits
+ * from 250 ms doubling up to 2 s, on no answer or HTTP 408, 429, 500, 502, 503, 504.
+ */
 export const DEFAULT_RETRY: RetryPolicy = {
   maxAttempts: 2,
   baseDelayMs: 250,

@@ -1,6 +1,9 @@
 import { bytesToText, toBytes, type BufferLike } from './bytes.ts';
 import { LicenseServiceError } from './errors.ts';
 
+/**
+ * A refusal as the license service sends it, `{"errorCode","message"}`, read from a license answer.
+ */
 export interface ServiceErrorBody {
   /** Digits as the service sends them (a string, or a number from some SDKs). */
   errorCode: string;

@@ -4,6 +4,7 @@ import type { DrmType } from './key-systems.ts';
 import type { FetchFunction } from './options.ts';
 import { retryWait, sleep, withDeadline, type RetryPolicy } from './retry.ts';
 
+/** What a {@link TokenFetcher} is asked for: the content, the DRM, and a signal to abort with. */
 export interface TokenParams {
   cid: string;
   drmType: DrmType;
@@ -11,6 +12,10 @@ export interface TokenParams {
   signal: AbortSignal;
 }
 
+/**
+ * Fetches a token (or custom data) yourself, instead of `tokenUrl` / `customDataUrl`; resolves to
+ * the text as the site issued it.
+ */
 export type TokenFetcher = (params: TokenParams) => Promise<string>;
 
 export type SiteAnswer = 'token' | 'custom data';
@@ -74,7 +79,7 @@ export const fetchPost =
   };
 
 /**
- * The default protocol (DESIGN.md): `POST <url>` with JSON `{"cid","drm_type"}` and the user's
+ * The default protocol (README decisions): `POST <url>` with JSON `{"cid","drm_type"}` and the user's
  * cookies; the site answers the token (or custom data) as text/plain.
  */
 export function createSiteFetcher(

@@ -21,5 +21,7 @@ export interface LicenseAuthEvents extends EngineEvents {
   };
 }
 
+/** The name of a Shaka handle's event, a key of {@link LicenseAuthEvents}. */
 export type LicenseAuthEventName = keyof LicenseAuthEvents;
+/** A listener of the Shaka handle's event `K`, for `handle.on(K, listener)`. */
 export type Listener<K extends LicenseAuthEventName> = (event: LicenseAuthEvents[K]) => void;

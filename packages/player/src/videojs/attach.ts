@@ -10,13 +10,21 @@ type Callback<T> = (error: unknown, value?: T) => void;
 /** videojs-contrib-eme's options of one key system (the members this package sets). */
 export interface VideoJsKeySystem {
   url?: string;
+  /**
+   * Sends the license request with the token attached; called by the plugin as `(emeOptions,
+   * keyMessage, callback)`, for FairPlay `(emeOptions, contentId, keyMessage, callback)`.
+   */
   getLicense(...args: unknown[]): void;
+  /** FairPlay: the ID of the `skd://` URI in `initData`, which the plugin passes on to `getLicense`. */
   getContentId?(emeOptions: unknown, initData: string): string | null;
+  /** FairPlay: the certificate from the `fairplay` options, given to `callback` (or FAIRPLAY_CERTIFICATE). */
   getCertificate?(emeOptions: unknown, callback: Callback<Uint8Array>): void;
 }
 /** What the handle uses of a video.js player with videojs-contrib-eme registered. */
 export interface VideoJsPlayer {
+  /** Adds a player event listener (the handle listens for source changes and dispose). */
   on(type: string, listener: () => void): void;
+  /** Removes a listener added with `on`. */
   off(type: string, listener: () => void): void;
   eme?: unknown;
 }

@@ -4,6 +4,9 @@ import { utf8Bytes } from '../encoding/utf8.ts';
 /** A site key as the administration site shows it (32 characters) or as 32 raw bytes. */
 export type SiteKeyInput = string | Uint8Array;
 
+/**
+ * Length of a site key: 32 bytes (or 32 one-byte characters as the administration site shows it).
+ */
 export const SITE_KEY_BYTES = 32;
 
 /** Validates a site key: its 32 bytes, or INVALID_SITE_KEY saying what is wrong. */

@@ -6,10 +6,14 @@ import { drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { mustBe } from '../schemas/must-be.ts';
 import { describeIssues } from '../schemas/issues.ts';
 
-// DESIGN.md: custom data = base64(UTF-8 JSON {"drm_type","site_id","data"}), where
+// README decisions: custom data = base64(UTF-8 JSON {"drm_type","site_id","data"}), where
 // data = base64(aes256(JSON {user_id, cid, oid})). The envelope is readable without keys so that the
 // license service can find the site by site_id; only the site can read or forge the inner part.
 
+/**
+ * What gateway-mode custom data says: the site and DRM in the clear, the user, content and order
+ * encrypted with the site key.
+ */
 export interface CustomDataOptions {
   siteId: string;
   siteKey: SiteKeyInput;
@@ -19,12 +23,17 @@ export interface CustomDataOptions {
   oid?: string;
 }
 
+/**
+ * The readable outer JSON of custom data: `data` is base64 of the AES-256 encrypted `{user_id, cid,
+ * oid}`, so only the site can read or forge it.
+ */
 export interface CustomDataEnvelope {
   drm_type: DrmType;
   site_id: string;
   data: string;
 }
 
+/** Custom data as the site reads it back: the envelope's fields with the decrypted inner part. */
 export interface ParsedCustomData {
   drm_type: DrmType;
   site_id: string;

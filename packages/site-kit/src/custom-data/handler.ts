@@ -20,15 +20,24 @@ export interface CustomDataGrant {
   oid?: string;
 }
 
+/**
+ * Options of the endpoint that hands gateway-mode custom data to the player; the same shape as
+ * {@link TokenHandlerOptions}.
+ */
 export interface CustomDataHandlerOptions {
   siteId: string;
   siteKey: SiteKeyInput;
+  /**
+   * Decides from the player's request (cookies, session) and what it asks for; a grant names the
+   * user and, optionally, the order.
+   */
   authorize: (
     request: Request,
     asked: PlayerRequest,
   ) => CustomDataGrant | SiteRefusal | Promise<CustomDataGrant | SiteRefusal>;
   cors?: CorsOptions;
   maxBodyBytes?: number;
+  /** Structured events for logs; never the custom data. A throwing listener is ignored. */
   onEvent?: (event: SiteEndpointEvent) => void;
 }
 

@@ -15,6 +15,10 @@ import { buildXml, type XmlElement } from './xml.ts';
 /** The spec's success code in both formats. */
 export const SUCCESS_CODE = '0000';
 
+/**
+ * A gateway answer to a JSON request, in the spec's member names; policies use the v1 token data
+ * shapes.
+ */
 export interface JsonGatewayAnswer {
   format: 'json';
   /** "0000" success, else a numeric code defined by the site (any number of digits). */
@@ -28,6 +32,10 @@ export interface JsonGatewayAnswer {
   external_key?: ExternalKey;
 }
 
+/**
+ * A gateway answer to an XML request, in the spec's element names (`ERROR` "0000" is success;
+ * `PD_START`/`PD_END` are spec times).
+ */
 export interface XmlGatewayAnswer {
   format: 'xml';
   ERROR: string;

@@ -19,7 +19,9 @@ export const GATEWAY_ERROR_CODES = {
   INVALID_DECISION: '9003',
 } as const;
 
+/** Why site-kit answered for the site: a key of {@link GATEWAY_ERROR_CODES}. */
 export type GatewayErrorKind = keyof typeof GATEWAY_ERROR_CODES;
+/** A default code of {@link GATEWAY_ERROR_CODES} ("9001" to "9003"). */
 export type GatewayErrorCode = (typeof GATEWAY_ERROR_CODES)[GatewayErrorKind];
 
 /** The fixed sentence sent with each kind; the detail goes to `onEvent` only. */

@@ -44,6 +44,7 @@ export type GatewayEvent =
       reason: string;
     };
 
+/** Receives the gateway handler's {@link GatewayEvent}s (`onEvent`); what it throws is ignored. */
 export type GatewayEventListener = (event: GatewayEvent) => void;
 
 /** Calls the listener; a listener that throws must not turn a good answer into a failure. */

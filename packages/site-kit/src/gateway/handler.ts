@@ -14,6 +14,10 @@ import { emitter, type GatewayEventListener } from './events.ts';
 import { readGatewayRequest } from './read-request.ts';
 import type { GatewayFormat, GatewayRequest } from './request.ts';
 
+/**
+ * Options of the site's gateway page, the callback the license service makes for each license
+ * request in gateway mode.
+ */
 export interface GatewayHandlerOptions {
   /** Site key (AES-256 key): 32 characters, or 32 raw bytes. */
   siteKey: SiteKeyInput;

@@ -3,6 +3,7 @@ import { mustBe } from '../schemas/must-be.ts';
 import { drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { buildXml } from './xml.ts';
 
+/** The format the license service called the gateway in; the answer must use the same one. */
 export type GatewayFormat = 'json' | 'xml';
 
 /** What the license service sends to the site's gateway, in the spec's field names. */

@@ -1,6 +1,10 @@
 import { SiteKitError } from '../errors.ts';
 import { utf8TextOrUndefined } from '../encoding/utf8.ts';
 
+/**
+ * The gateway handler's default `maxBodyBytes`: 64 KiB (the player-facing endpoints default to 16
+ * KiB).
+ */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 export type BodyResult =

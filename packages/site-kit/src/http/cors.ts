@@ -7,6 +7,10 @@ import { methodNotAllowed, type Answer, type Exchange } from './exchange.ts';
 /** Default name of the header that carries gateway-mode custom data to the license service. */
 export const CUSTOM_DATA_HEADER = 'x-drm-custom-data';
 
+/**
+ * Cross-origin access to a site endpoint, for a player served from another origin than the site's
+ * API.
+ */
 export interface CorsOptions {
   /** Exact origins allowed to call the endpoint, e.g. "https://player.example". */
   origins: string[];

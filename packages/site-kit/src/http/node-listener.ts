@@ -2,6 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeExchange, toWebRequest } from './node-exchange.ts';
 import { exchangeHandlerOf, type WebHandler } from './web.ts';
 
+/**
+ * A node:http (or Express) request listener, as returned by {@link toNodeListener}; it never
+ * rejects.
+ */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 export type { WebHandler };
 

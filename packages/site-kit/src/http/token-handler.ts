@@ -25,6 +25,10 @@ export interface TokenGrant {
   keyRotation?: boolean;
 }
 
+/**
+ * Options of the site's token endpoint: the site's credentials, its `authorize` decision and the
+ * HTTP limits.
+ */
 export interface TokenHandlerOptions extends SiteCredentials {
   /** Decides from the player's request (cookies, session) and what it asks for. */
   authorize: (
@@ -36,6 +40,10 @@ export interface TokenHandlerOptions extends SiteCredentials {
   cors?: CorsOptions;
   /** Default 16 KiB. */
   maxBodyBytes?: number;
+  /**
+   * Structured events for logs (requests, decisions, rejections); never tokens. A throwing listener
+   * is ignored.
+   */
   onEvent?: (event: SiteEndpointEvent) => void;
 }
 

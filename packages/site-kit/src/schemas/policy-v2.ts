@@ -7,6 +7,10 @@ import { flag, hex, obj, oneOf, seconds } from './values.ts';
 // The v2 policy (plaintext of a v2 token's `policy`), members in the order the service's current
 // token samples emit them: JSON.stringify of a parsed policy is the text they encrypt.
 
+/**
+ * Validates a v2 `playback_policy`; durations are whole seconds and `max_stream_per_user` is at
+ * least 1.
+ */
 export const playbackPolicyV2Schema = obj({
   persistent: flag.optional(),
   license_duration: seconds.optional(),
@@ -26,6 +30,7 @@ export const playbackPolicyV2Schema = obj({
     })
     .optional(),
 });
+/** A v2 `playback_policy` as read back (`renewal_duration` always a number). */
 export type PlaybackPolicyV2 = z.infer<typeof playbackPolicyV2Schema>;
 
 const mpegCencKeySchema = obj({
@@ -49,6 +54,10 @@ const keyList = <T extends z.ZodType>(entry: T) =>
     })
     .min(1, 'must not be empty: leave the member out instead');
 
+/**
+ * Validates a v2 `external_key`: per-track key lists (`mpeg_cenc`, `hls_aes`) and/or an `ncg` key,
+ * hex strings; at least one of them.
+ */
 export const externalKeyV2Schema = obj({
   mpeg_cenc: keyList(mpegCencKeySchema).optional(),
   hls_aes: keyList(hlsAesKeySchema).optional(),
@@ -57,8 +66,13 @@ export const externalKeyV2Schema = obj({
   (keys) => keys.mpeg_cenc !== undefined || keys.hls_aes !== undefined || keys.ncg !== undefined,
   'must hold at least one of mpeg_cenc, hls_aes, ncg (leave external_key out otherwise)',
 );
+/** A v2 `external_key` as read back (each entry's `track_type` filled in). */
 export type ExternalKeyV2 = z.infer<typeof externalKeyV2Schema>;
 
+/**
+ * Validates a v2 policy (plaintext of a v2 token's `policy`); `policy_version` must be 2. Parsing
+ * fills in defaults, see {@link TokenPolicyV2}.
+ */
 export const tokenPolicyV2Schema = obj({
   policy_version: z.literal(2, {
     error: (issue) =>

@@ -42,13 +42,24 @@ export function playbackPolicyConflicts(
 
 export const lenientPlaybackPolicySchema = playbackPolicyShape;
 
+/**
+ * Validates a v1 `playback_policy`, including the "applied only when" rules (`duration` and
+ * `expire_date` need `limit: true` and exclude each other).
+ */
 export const playbackPolicySchema = playbackPolicyShape.superRefine((policy, ctx) => {
   for (const { path, message } of playbackPolicyConflicts(policy)) {
     ctx.addIssue({ code: 'custom', path: [path], message, input: policy });
   }
 });
+/**
+ * A v1 `playback_policy`: `limit`, `persistent`, `duration` (seconds), `expire_date` (spec time).
+ */
 export type PlaybackPolicy = z.infer<typeof playbackPolicySchema>;
 
+/**
+ * Validates a v1 `security_policy.output_protect`: `allow_external_display`, `control_hdcp` (0
+ * none, 1 HDCP 1.4, 2 HDCP 2.2).
+ */
 export const outputProtectSchema = obj({
   allow_external_display: flag.optional(),
   control_hdcp: z
@@ -61,6 +72,10 @@ export const outputProtectSchema = obj({
  * what the emulator reports, what the XML answer writes. Nothing injects them into a token or answer.
  */
 export const PLAYBACK_POLICY_DEFAULTS = { limit: false, persistent: false } as const;
+/**
+ * The spec's defaults for the `security_policy` members a v1 policy leaves out; like
+ * {@link PLAYBACK_POLICY_DEFAULTS}, reported but never injected.
+ */
 export const SECURITY_POLICY_DEFAULTS = {
   hardware_drm: false,
   allow_mobile_abnormal_device: false,
@@ -68,14 +83,20 @@ export const SECURITY_POLICY_DEFAULTS = {
   output_protect: { allow_external_display: false, control_hdcp: 0 },
 } as const;
 
+/** Validates a v1 `security_policy`; `playready_security_level` is 150 or 2000. */
 export const securityPolicySchema = obj({
   hardware_drm: flag.optional(),
   output_protect: outputProtectSchema.optional(),
   allow_mobile_abnormal_device: flag.optional(),
   playready_security_level: z.literal([150, 2000], { error: mustBe('150 or 2000') }).optional(),
 });
+/** A v1 `security_policy`; absent members mean {@link SECURITY_POLICY_DEFAULTS}. */
 export type SecurityPolicy = z.infer<typeof securityPolicySchema>;
 
+/**
+ * Validates a v1 `external_key`: keys the site supplies instead of the service's, as hex (16 bytes;
+ * 32 for the NCG `cek`).
+ */
 export const externalKeySchema = obj({
   mpeg_cenc: obj({
     key_id: hex(16).optional(),
@@ -85,6 +106,7 @@ export const externalKeySchema = obj({
   hls_aes: obj({ key: hex(16).optional(), iv: hex(16).optional() }).optional(),
   ncg: obj({ cek: hex(32).optional() }).optional(),
 });
+/** A v1 `external_key`: one object per scheme (`mpeg_cenc`, `hls_aes`, `ncg`), hex strings. */
 export type ExternalKey = z.infer<typeof externalKeySchema>;
 
 /** The token data: the plaintext of the token's `token` field. */
@@ -93,6 +115,10 @@ export const tokenPolicySchema = obj({
   security_policy: securityPolicySchema.optional(),
   external_key: externalKeySchema.optional(),
 });
+/**
+ * The v1 token data (plaintext of the token's `token` field), as {@link tokenPolicySchema} reads
+ * it.
+ */
 export type TokenPolicy = z.infer<typeof tokenPolicySchema>;
 
 /** The same rules less the "applied only when" ones, which a license service applies by precedence. */

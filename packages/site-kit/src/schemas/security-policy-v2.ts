@@ -4,7 +4,9 @@ import { flag, obj, oneOf } from './values.ts';
 // The v2 security policy: one entry per track type, each with optional per-DRM objects. Member order
 // is the order the service's current token samples emit, so a parsed policy serializes as they do.
 
+/** The `track_type` values of v2 policy entries and keys; `ALL` is the default when left out. */
 export const TRACK_TYPES = ['ALL', 'ALL_VIDEO', 'AUDIO', 'SD', 'HD', 'UHD1', 'UHD2'] as const;
+/** One of {@link TRACK_TYPES}. */
 export type TrackType = (typeof TRACK_TYPES)[number];
 
 /** Builders always emit `track_type`; absent means "ALL", and it is written that way. */
@@ -58,6 +60,10 @@ export const wiseplaySecuritySchema = obj({
   output_control: oneOf([0, 1, 2, 3]).optional(),
 });
 
+/**
+ * Validates one v2 `security_policy` entry: a `track_type` and optional per-DRM objects
+ * (`widevine`, `playready`, `fairplay`, `ncg`, `wiseplay`).
+ */
 export const securityPolicyEntrySchema = obj({
   track_type: trackTypeSchema,
   widevine: widevineSecuritySchema.optional(),
@@ -66,8 +72,10 @@ export const securityPolicyEntrySchema = obj({
   ncg: ncgSecuritySchema.optional(),
   wiseplay: wiseplaySecuritySchema.optional(),
 });
+/** One v2 `security_policy` entry as read back (`track_type` filled in). */
 export type SecurityPolicyV2Entry = z.infer<typeof securityPolicyEntrySchema>;
 
+/** Validates a v2 `security_policy`: an array of per-track entries (v1 used one object). */
 export const securityPolicyV2Schema = z.array(securityPolicyEntrySchema, {
   error: (issue) =>
     issue.input === undefined

@@ -34,6 +34,10 @@ export function formatTimestamp(time: Date | number): string {
   return `${iso.slice(0, 19)}Z`;
 }
 
+/**
+ * Validates a spec time: `yyyy-mm-ddThh:mm:ssZ` in UTC, whole seconds, and a real calendar date (no
+ * 2026-02-30).
+ */
 export const timestampSchema = z.string({ error: mustBe('a string') }).superRefine((value, ctx) => {
   if (parseTimestamp(value) !== undefined) return;
   ctx.addIssue({

@@ -27,6 +27,7 @@ export const licenseTokenV1Schema = z.strictObject(
   },
   { error: mustBe('a JSON object') },
 );
+/** The v1 token JSON; see {@link licenseTokenV1Schema}. */
 export type LicenseTokenV1 = z.infer<typeof licenseTokenV1Schema>;
 
 export { RESPONSE_FORMATS, type ResponseFormat } from './response-format.ts';
@@ -51,6 +52,7 @@ export const licenseTokenV2Schema = z.strictObject(
   },
   { error: mustBe('a JSON object') },
 );
+/** The v2 token JSON; see {@link licenseTokenV2Schema}. */
 export type LicenseTokenV2 = z.infer<typeof licenseTokenV2Schema>;
 
 /** Either token version's JSON; v2 has `policy` where v1 has `token`. */

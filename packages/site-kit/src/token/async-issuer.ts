@@ -17,7 +17,9 @@ import { createTimestampText } from './timestamp-memo.ts';
 
 /** The async twin of `TokenIssuer`: the same tokens, byte for byte, from any runtime's crypto. */
 export interface AsyncTokenIssuer {
+  /** {@link TokenIssuer.issue}, resolving to the base64 token. */
   issue(options: IssueOptions): Promise<string>;
+  /** {@link TokenIssuer.preparePolicy}, resolving to the frozen, prepared copy. */
   preparePolicy<P extends AnyTokenPolicy>(policy: P): Promise<PreparedPolicy<P>>;
 }
 

@@ -18,6 +18,7 @@ import {
 
 /** The async twin of `TokenVerifier`. */
 export interface AsyncTokenVerifier {
+  /** {@link TokenVerifier.verify}; rejects with the same {@link TokenError} codes. */
   verify(token: string, options?: { now?: Date | number }): Promise<VerifiedLicenseToken>;
 }
 

@@ -8,6 +8,7 @@ import {
 } from '../schemas/policy-v2.ts';
 import type { SecurityPolicyV2Entry } from '../schemas/security-policy-v2.ts';
 
+/** The result of {@link convertPolicyToV2}: the v2 policy and what did not carry over exactly. */
 export interface PolicyConversion {
   policy: TokenPolicyV2;
   /** One line for every v1 rule that has no exact v2 counterpart, and what was done with it. */

@@ -10,6 +10,7 @@ import {
 } from '../schemas/token.ts';
 import { describeIssues } from '../schemas/issues.ts';
 
+/** A token's format version: 1 has a `token` member (the main spec's), 2 a `policy` member. */
 export type TokenVersion = 1 | 2;
 
 /** A token's JSON, its version (told by its members) and what a reader should know about it. */

@@ -5,6 +5,7 @@
  */
 export type HashEncoding = 'hex-text' | 'raw-digest';
 
+/** Every {@link HashEncoding}: what credentials accept, and what a verifier tries to explain a hash mismatch. */
 export const HASH_ENCODINGS: readonly HashEncoding[] = ['hex-text', 'raw-digest'];
 
 export interface HashedFields {

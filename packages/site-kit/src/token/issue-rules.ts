@@ -20,6 +20,10 @@ import type { HashedFields } from './hash-input.ts';
 /** The spec's user ID for tokens that carry no user. */
 export const NO_USER_ID = 'LICENSETOKEN';
 
+/**
+ * What one token says: the content, user, DRM and policy; the site's keys come from {@link
+ * SiteCredentials}.
+ */
 export interface IssueOptions {
   /** Content ID, the same as used in packaging. */
   cid: string;

@@ -24,6 +24,10 @@ export {
   type PreparedPolicy,
 } from './issue-rules.ts';
 
+/**
+ * Issues license tokens for one site; made by {@link createTokenIssuer}, which checks the
+ * credentials once.
+ */
 export interface TokenIssuer {
   /** Builds a token: base64 of the token JSON, ready to hand to the player. */
   issue(options: IssueOptions): string;

@@ -5,6 +5,10 @@ import { SiteKitError } from '../errors.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { HASH_ENCODINGS, type HashEncoding } from './hash-input.ts';
 
+/**
+ * A site's keys from the administration site: what every issuer, verifier and gateway handler is
+ * created with.
+ */
 export interface SiteCredentials {
   /** Site ID from the administration site. */
   siteId: string;

@@ -27,7 +27,15 @@ export {
   type VerifiedLicenseTokenV2,
 } from './verify-rules.ts';
 
+/**
+ * Verifies license tokens for one site, as the license service would; made by {@link
+ * createTokenVerifier}.
+ */
 export interface TokenVerifier {
+  /**
+   * Reads, checks (site, hash, time) and decrypts a token; throws a {@link TokenError} whose code
+   * says why the service would refuse it. `now` defaults to the current time.
+   */
   verify(token: string, options?: { now?: Date | number }): VerifiedLicenseToken;
 }
 

@@ -16,6 +16,10 @@ import { checkAccessKey, checkHashEncoding } from './keys.ts';
 /** The service's current guide: a token is valid for 600 s after its timestamp (the main spec: 60). */
 export const DEFAULT_VALIDITY_SECONDS = 600;
 
+/**
+ * The site's keys and the time rules a token is verified with (defaults: validity 600 s, no clock
+ * skew).
+ */
 export interface VerifyOptions {
   siteKey: SiteKeyInput;
   accessKey: string;
@@ -62,6 +66,7 @@ export interface VerifiedLicenseTokenV2 extends VerifiedCommon {
   keyRotation: boolean;
 }
 
+/** A verified token of either version; `version` tells which. */
 export type VerifiedLicenseToken = VerifiedLicenseTokenV1 | VerifiedLicenseTokenV2;
 
 /** The verifier's settings, checked once. */
@@ -155,10 +160,14 @@ export function checkTime(
 
 /** DECRYPT_FAILED for a policy that would not decrypt or parse. */
 export function undecryptable(error: unknown): TokenError {
-  const reason = error instanceof SiteKitError ? ` (${error.message})` : ' (it is not JSON)';
+  // One sentence: the crypto error's own message says the same thing in other words.
+  const what =
+    error instanceof SiteKitError
+      ? 'could not be decrypted with this site key (bad padding or not UTF-8 text)'
+      : 'decrypted to text that is not JSON';
   return new TokenError(
     'DECRYPT_FAILED',
-    `The token data could not be decrypted${reason}: the site key is not the one the token was made with.`,
+    `The token data ${what}: the site key is not the one the token was made with, or the token data was changed.`,
   );
 }
 

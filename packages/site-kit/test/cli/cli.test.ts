@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { verifyLicenseToken } from '../../src/index.ts';
 import { cli } from '../support/cli.ts';
 import { vectors } from '../../../../test/support/vectors.ts';
@@ -32,6 +32,7 @@ describe('multidrm token create', () => {
 
   it('takes the keys from the environment and the policy from a file, with the raw-digest reading', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'multidrm-cli-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'policy.json'), v.token_data);
     const r = await cli(
       [
@@ -216,6 +217,17 @@ describe('multidrm token inspect', () => {
       'raw-digest',
     ]);
     expect(ok.code).toBe(0);
+  });
+
+  it('exits 1 with DECRYPT_FAILED for a wrong site key, in one sentence that names the site key once', async () => {
+    const wrongKey = ['--site-key', 'b'.repeat(32), '--access-key', v.access_key];
+    const r = await cli(['token', 'inspect', v.expected.token, ...wrongKey, ...now]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/verified +NO: DECRYPT_FAILED\n$/);
+    expect(r.stderr).toBe(
+      'error DECRYPT_FAILED: The token data could not be decrypted with this site key (bad padding or not UTF-8 text): the site key is not the one the token was made with, or the token data was changed.\n',
+    );
+    expect(r.stderr).not.toContain('b'.repeat(32));
   });
 
   it('exits 1 with MALFORMED_TOKEN for garbage', async () => {

@@ -36,7 +36,10 @@ describe('the API reference (docs/api)', () => {
     expect(`${result.stdout}${result.stderr}`).toBe('');
     const generated = files(out);
     const committed = files(join(ROOT, 'docs/api'));
-    expect([...committed.keys()].sort()).toEqual([...generated.keys()].sort());
-    for (const [path, text] of generated) expect(committed.get(path), path).toBe(text);
+    expect([...committed.keys()].sort(), 'docs/api lists other files: run pnpm docs:api').toEqual(
+      [...generated.keys()].sort(),
+    );
+    for (const [path, text] of generated)
+      expect(committed.get(path), `docs/api/${path} is out of date: run pnpm docs:api`).toBe(text);
   }, 180_000);
 });

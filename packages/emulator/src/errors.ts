@@ -49,7 +49,7 @@ export const ERROR_CODES = {
     message: 'Custom data decrypt error',
     meaning:
       'the custom data (or the policy of a token) does not open with the site key; one answer for every way it fails',
-    fix: "Make the custom data (or token) with the site key configured for its site_id; the emulator's events say which step failed.",
+    fix: 'Make the custom data (or token) with the site key configured for its site_id; which step failed is said nowhere, by design (no padding oracle).',
   },
   BAD_LICENSE_REQUEST: {
     serviceCode: '6005',

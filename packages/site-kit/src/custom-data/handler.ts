@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { AsyncCrypto } from '../crypto/async-crypto.ts';
 import type { SiteKeyInput } from '../crypto/site-key.ts';
-import type { CorsOptions } from '../http/cors.ts';
 import type { WebHandler } from '../http/web.ts';
 import {
   createSiteEndpoint,
-  type SiteEndpointEvent,
+  type AuthorizeContext,
+  type SiteEndpointCommonOptions,
   type SiteRefusal,
 } from '../http/site-endpoint.ts';
 import type { PlayerRequest } from '../http/site-request.ts';
@@ -20,16 +20,15 @@ export interface CustomDataGrant {
   oid?: string;
 }
 
-export interface CustomDataHandlerOptions {
+export interface CustomDataHandlerOptions extends SiteEndpointCommonOptions {
   siteId: string;
   siteKey: SiteKeyInput;
+  /** As the token endpoint's: `context.signal` aborts at `authorizeTimeoutMs`. */
   authorize: (
     request: Request,
     asked: PlayerRequest,
+    context: AuthorizeContext,
   ) => CustomDataGrant | SiteRefusal | Promise<CustomDataGrant | SiteRefusal>;
-  cors?: CorsOptions;
-  maxBodyBytes?: number;
-  onEvent?: (event: SiteEndpointEvent) => void;
 }
 
 const grantSchema = z.strictObject({

@@ -57,7 +57,8 @@ const post = (
   fetch(url, {
     method: 'POST',
     body,
-    headers,
+    // What a player sends (the site endpoints refuse other content types with 415).
+    headers: { 'content-type': 'application/json', ...headers },
     duplex: 'half',
     signal: AbortSignal.timeout(5_000),
   } as RequestInit);

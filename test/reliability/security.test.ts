@@ -142,7 +142,13 @@ afterAll(async () => {
 });
 
 const post = (url: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(url, { method: 'POST', body, headers, signal: AbortSignal.timeout(5_000) });
+  fetch(url, {
+    method: 'POST',
+    body,
+    // What a player sends (the site endpoints refuse other content types with 415).
+    headers: { 'content-type': 'application/json', ...headers },
+    signal: AbortSignal.timeout(5_000),
+  });
 const clearKeyBody = JSON.stringify({ kids: [Buffer.from(KID, 'hex').toString('base64url')] });
 
 describe('no key or full token in any log line, event, error message or CLI output', () => {

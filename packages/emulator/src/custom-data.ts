@@ -57,27 +57,19 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const DUMMY_BLOCK = new Uint8Array(BLOCK);
 
-/** Where opening failed: for the events only, never for the client. */
-export type OpenFailure =
-  | 'data is not standard base64'
-  | 'data is not a whole number of AES blocks'
-  | 'bad PKCS#7 padding'
-  | 'plaintext is not UTF-8'
-  | 'plaintext is not JSON'
-  | 'plaintext breaks the {user_id, cid, oid} schema';
-
 /**
  * Opens the encrypted part of custom data. There is no early exit: every input is decrypted (a
  * dummy block stands in for data that is not base64 or not whole blocks) without Web Crypto's own
- * padding check, the padding is checked here by arithmetic, not by an exception, and every step runs on whatever the previous one gave. The caller
- * has one failure branch for all of them, so that neither the answer nor the path taken tells a
- * padding failure from a JSON or schema failure: with a fixed IV and no MAC, that difference is a
- * padding oracle that decrypts any ciphertext under the site key.
+ * padding check, the padding is checked here by arithmetic, not by an exception, and every step
+ * (UTF-8, JSON, schema) runs on whatever the previous one gave. The result says only whether it
+ * opened: not which step failed, not even to the events or the log. With a fixed IV and no MAC, any
+ * channel that tells a padding failure from a JSON or schema failure is a padding oracle that
+ * decrypts any ciphertext under the site key.
  */
 export async function openCustomData(
   data: string,
   key: AesKey,
-): Promise<{ ok: true; value: CustomDataInner } | { ok: false; failure: OpenFailure }> {
+): Promise<{ ok: true; value: CustomDataInner } | { ok: false }> {
   const isBase64 = BASE64.test(data);
   const bytes = base64ToBytes(isBase64 ? data : '');
   const wholeBlocks = bytes.length > 0 && bytes.length % BLOCK === 0;
@@ -99,28 +91,12 @@ export async function openCustomData(
     text = undefined;
   }
   let json: unknown;
-  let isJson = false;
   try {
     json = JSON.parse(text ?? '');
-    isJson = true;
   } catch {
     json = undefined;
   }
   const inner = innerSchema.safeParse(json);
-
-  const failure: OpenFailure | undefined = !isBase64
-    ? 'data is not standard base64'
-    : !wholeBlocks
-      ? 'data is not a whole number of AES blocks'
-      : badPadding
-        ? 'bad PKCS#7 padding'
-        : text === undefined
-          ? 'plaintext is not UTF-8'
-          : !isJson
-            ? 'plaintext is not JSON'
-            : !inner.success
-              ? 'plaintext breaks the {user_id, cid, oid} schema'
-              : undefined;
-  if (failure === undefined && inner.success) return { ok: true, value: inner.data };
-  return { ok: false, failure: failure ?? 'plaintext breaks the {user_id, cid, oid} schema' };
+  const opened = isBase64 && wholeBlocks && !badPadding && text !== undefined && inner.success;
+  return opened ? { ok: true, value: inner.data } : { ok: false };
 }

@@ -49,7 +49,7 @@ export const ERROR_CODES = {
     message: 'Custom data decrypt error',
     meaning:
       'the custom data (or the policy of a token) does not open with the site key; one answer for every way it fails',
-    fix: "Make the custom data (or token) with the site key configured for its site_id; the emulator's events say which step failed.",
+    fix: 'Make the custom data (or token) with the site key configured for its site_id; which step failed is said nowhere, by design (no padding oracle).',
   },
   BAD_LICENSE_REQUEST: {
     serviceCode: '6005',
@@ -219,6 +219,11 @@ export const ERROR_CODES = {
     meaning: 'the path exists but not with this method',
     fix: 'License requests are POST; /events and /health are GET.',
   },
+  TOO_MANY_EVENT_STREAMS: {
+    status: 429,
+    meaning: 'GET /events already has as many subscribers as it serves at once (default 32)',
+    fix: 'Close an event stream you no longer read, or raise the eventStreams.max option.',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     meaning: 'the license request body is larger than 64 KiB',
@@ -280,8 +285,8 @@ export interface EmulatorErrorOptions {
   /** The member that failed, as a path (e.g. "timestamp", "policy.playback_policy.license_duration"). */
   field?: string;
   /**
-   * Facts for the events only: what differs between failures that must look the same to the client
-   * (the step at which custom data failed to open), never a key or a token.
+   * Facts for the events only (the fault that struck), never a key or a token, and never what tells
+   * apart failures that must look the same (which step of opening custom data failed).
    */
   eventFacts?: Record<string, unknown>;
   /** The service message when it is not the reason's fixed one (8002 carries the site's). */

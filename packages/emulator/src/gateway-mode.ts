@@ -90,8 +90,8 @@ export function createGatewayAuthorizer(
 }
 
 /**
- * One failure branch for every way the encrypted part can fail, with one sentence: the step that
- * failed goes to the events only (see openCustomData).
+ * One failure branch for every way the encrypted part can fail, with one sentence, on every channel:
+ * the answer, the events and the log say the same for all of them (see openCustomData).
  */
 async function open(data: string, site: SiteConfig, key: AesKey): Promise<CustomDataInner> {
   const opened = await openCustomData(data, key);
@@ -100,7 +100,7 @@ async function open(data: string, site: SiteConfig, key: AesKey): Promise<Custom
     'DECRYPT_FAILED',
     `The custom data of site "${site.siteId}" does not open with its site key: it was not made by this site with the site key in the emulator config, or it was changed on the way.`,
     { siteId: site.siteId },
-    { field: 'custom_data.data', eventFacts: { step: opened.failure } },
+    { field: 'custom_data.data' },
   );
 }
 

@@ -6,7 +6,11 @@ import { FaultPlan } from './faults/fault-plan.ts';
 import type { FaultInput } from './faults/fault-schema.ts';
 import type { GatewayOptions } from './gateway-mode.ts';
 import { createCorsPolicy } from './http/cors.ts';
-import { eventStreamResponse } from './http/sse.ts';
+import {
+  DEFAULT_EVENT_STREAM_LIMITS,
+  eventStreamResponse,
+  type EventStreamLimits,
+} from './http/sse.ts';
 import { createLicenseFlow } from './license-flow.ts';
 import { STREAM_ID_HEADER } from './stream-id.ts';
 import { randomHex } from './web/crypto.ts';
@@ -24,7 +28,15 @@ export interface EmulatorHandlerOptions extends GatewayOptions {
   onInternalError?: (error: unknown) => void;
   /** Faults to inject, after those of the config (see the README's Faults). */
   faults?: readonly FaultInput[];
+  /**
+   * Bounds of `GET /events`: `max` subscribers at once (default 32; one more gets 429), and per
+   * subscriber `bufferBytes` held back and `cutAfterDropped` (see eventStreamResponse).
+   */
+  eventStreams?: Partial<EventStreamLimits> & { max?: number };
 }
+
+/** How many `GET /events` subscribers may be open at once by default. */
+export const DEFAULT_MAX_EVENT_STREAMS = 32;
 
 /**
  * The emulator as a web-standard handler (`Request` in, `Response` out), with its events, config
@@ -75,6 +87,22 @@ export function createEmulatorHandler(
   const cors = createCorsPolicy(config.allowedOrigins, [config.customDataHeader, STREAM_ID_HEADER]);
   const header = config.customDataHeader;
   const startedAt = now();
+  const { max: maxStreams = DEFAULT_MAX_EVENT_STREAMS, ...streamLimits } =
+    options.eventStreams ?? {};
+  const limits: EventStreamLimits = { ...DEFAULT_EVENT_STREAM_LIMITS, ...streamLimits };
+  let openStreams = 0;
+
+  function eventStream(corsHeaders: Record<string, string>): Response {
+    if (openStreams >= maxStreams) {
+      throw new EmulatorError(
+        'TOO_MANY_EVENT_STREAMS',
+        `GET /events already has ${maxStreams} subscribers, the most it serves at once: close one, or raise eventStreams.max.`,
+        { max: maxStreams },
+      );
+    }
+    openStreams++;
+    return eventStreamResponse(events, corsHeaders, limits, () => openStreams--);
+  }
 
   function health(): Response {
     return Response.json({
@@ -113,7 +141,7 @@ export function createEmulatorHandler(
     }
     if (method === 'POST') return (await arrivalFault(flow)) ?? license(request, flow);
     if (pathname === '/health') return health();
-    return eventStreamResponse(events, corsHeaders);
+    return eventStream(corsHeaders);
   }
 
   const handler = async (request: Request): Promise<Response> => {

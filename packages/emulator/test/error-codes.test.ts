@@ -381,6 +381,18 @@ const scenarios: Record<
     run: (s) => request(s.emulator.url, '/ri/licenseManager.do'),
     says: /\/ri\/licenseManager\.do takes POST, not GET/,
   },
+  TOO_MANY_EVENT_STREAMS: {
+    // eventStreams.max 0: GET /events is full before anyone subscribes.
+    run: async () => {
+      const full = await startEmulator({ sites: [TOKEN_SITE] }, { eventStreams: { max: 0 } });
+      try {
+        return await request(full.url, '/events');
+      } finally {
+        await full.close();
+      }
+    },
+    says: /already has 0 subscribers/,
+  },
   PAYLOAD_TOO_LARGE: {
     run: (s) =>
       postLicense(s.emulator.url, issuer.issue({ cid: CID }), `{"kids":["${'A'.repeat(70_000)}"]}`),

@@ -1,6 +1,6 @@
 import { createTokenIssuer } from '@multidrm/site-kit';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createEmulatorHandler, ERROR_CODES, REFUSAL_REASONS, type Dialect } from '../src/index.ts';
 import { CID, JSON_SITE, KEY, KID, TOKEN_SITE } from './helpers.ts';
 
@@ -17,6 +17,10 @@ const handlers = Object.fromEntries(
   ]),
 ) as Record<Dialect, ReturnType<typeof createEmulatorHandler>>;
 const token = createTokenIssuer(TOKEN_SITE).issue({ cid: CID });
+
+// 300 generated requests per test: a budget that fits a busy 2-core machine (issue 30); no time is
+// asserted, the budget only stops a hang.
+vi.setConfig({ testTimeout: 30_000 });
 
 async function send(dialect: Dialect, header: string | undefined, body: string) {
   const headers: Record<string, string> = {};

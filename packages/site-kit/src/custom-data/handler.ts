@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { AsyncCrypto } from '../crypto/async-crypto.ts';
 import type { SiteKeyInput } from '../crypto/site-key.ts';
-import type { CorsOptions } from '../http/cors.ts';
 import type { WebHandler } from '../http/web.ts';
 import {
   createSiteEndpoint,
-  type SiteEndpointEvent,
+  type AuthorizeContext,
+  type SiteEndpointCommonOptions,
   type SiteRefusal,
 } from '../http/site-endpoint.ts';
 import type { PlayerRequest } from '../http/site-request.ts';
@@ -24,21 +24,15 @@ export interface CustomDataGrant {
  * Options of the endpoint that hands gateway-mode custom data to the player; the same shape as
  * {@link TokenHandlerOptions}.
  */
-export interface CustomDataHandlerOptions {
+export interface CustomDataHandlerOptions extends SiteEndpointCommonOptions {
   siteId: string;
   siteKey: SiteKeyInput;
-  /**
-   * Decides from the player's request (cookies, session) and what it asks for; a grant names the
-   * user and, optionally, the order.
-   */
+  /** As the token endpoint's: `context.signal` aborts at `authorizeTimeoutMs`. */
   authorize: (
     request: Request,
     asked: PlayerRequest,
+    context: AuthorizeContext,
   ) => CustomDataGrant | SiteRefusal | Promise<CustomDataGrant | SiteRefusal>;
-  cors?: CorsOptions;
-  maxBodyBytes?: number;
-  /** Structured events for logs; never the custom data. A throwing listener is ignored. */
-  onEvent?: (event: SiteEndpointEvent) => void;
 }
 
 const grantSchema = z.strictObject({

@@ -26,7 +26,13 @@ export {
 } from '../gateway/codes.ts';
 export { type GatewayEvent, type GatewayEventListener } from '../gateway/events.ts';
 export { type CustomDataHandlerOptions, type CustomDataGrant } from '../custom-data/handler.ts';
-export { type SiteRefusal, type SiteEndpointEvent } from '../http/site-endpoint.ts';
+export {
+  type AuthorizeContext,
+  type SiteEndpointCommonOptions,
+  type SiteEndpointEvent,
+  type SiteRefusal,
+} from '../http/site-endpoint.ts';
+export { type RequestGuardOptions } from '../http/request-guard.ts';
 export { type PlayerRequest } from '../http/site-request.ts';
 export { CUSTOM_DATA_HEADER, type CorsOptions } from '../http/cors.ts';
 export { DEFAULT_MAX_BODY_BYTES } from '../http/body.ts';

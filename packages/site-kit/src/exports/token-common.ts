@@ -36,7 +36,13 @@ export {
   type VerifiedLicenseTokenV2,
 } from '../token/verify-rules.ts';
 export { type TokenHandlerOptions, type TokenGrant } from '../http/token-handler.ts';
-export { type SiteRefusal, type SiteEndpointEvent } from '../http/site-endpoint.ts';
+export {
+  type AuthorizeContext,
+  type SiteEndpointCommonOptions,
+  type SiteEndpointEvent,
+  type SiteRefusal,
+} from '../http/site-endpoint.ts';
+export { type RequestGuardOptions } from '../http/request-guard.ts';
 export { type PlayerRequest } from '../http/site-request.ts';
 export { CUSTOM_DATA_HEADER, type CorsOptions } from '../http/cors.ts';
 export { type WebHandler } from '../http/web.ts';

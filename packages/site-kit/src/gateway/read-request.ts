@@ -54,15 +54,17 @@ function unopened(error: unknown): ReadOutcome {
   return { ok: false, stage: 'unreadable', reason };
 }
 
+// One reason for every body that decrypted to something unusable, bad padding or not UTF-8 or not
+// JSON/XML alike, also in the events: a site log that told them apart would be a padding oracle for
+// whoever reads it. (Bad base64 and a partial block keep their own: they show in the body itself.)
+const DAMAGED =
+  'Decryption failed (bad PKCS7 padding, not UTF-8, or neither JSON nor XML): the site key is wrong or the body was changed.';
+
 function readOpened(opened: Opened): ReadOutcome {
+  // The plaintext is parsed whatever the padding, so that both take the same path and time.
   const outcome = readPlaintext(opened.text);
-  if (opened.intact) return outcome;
-  return {
-    ok: false,
-    stage: 'unreadable',
-    reason:
-      'Decryption failed (bad PKCS7 padding, or not UTF-8): the site key is wrong or the body was changed.',
-  };
+  if (opened.intact && (outcome.ok || outcome.stage === 'invalid')) return outcome;
+  return { ok: false, stage: 'unreadable', reason: DAMAGED };
 }
 
 /** Tells JSON from XML by the first character and validates the request it holds. */

@@ -52,11 +52,14 @@ export interface Cors {
   headers(exchange: Exchange): Record<string, string>;
   /** The answer to an OPTIONS preflight. */
   preflight(exchange: Exchange): Answer;
+  /** Whether an Origin header names an origin in `origins`. */
+  allows(origin: string): boolean;
 }
 
 const NO_CORS: Cors = {
   headers: () => ({}),
   preflight: () => methodNotAllowed('POST'),
+  allows: () => false,
 };
 
 /** Checks CORS options once; without options, CORS is off and no header is ever added. */
@@ -83,6 +86,7 @@ export function createCors(options: CorsOptions | undefined): Cors {
 
   return {
     headers,
+    allows: (origin) => allowed.has(origin),
     preflight(exchange) {
       const base = headers(exchange);
       if (base['access-control-allow-origin'] === undefined) {

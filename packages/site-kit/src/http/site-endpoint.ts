@@ -5,8 +5,11 @@ import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
 import { checkMaxBodyBytes } from './body.ts';
 import { createCors, type CorsOptions } from './cors.ts';
+import { checkTimeoutMs, withDeadline } from './deadline.ts';
+import { errorClassOf } from './error-class.ts';
 import { methodNotAllowed, payloadTooLarge, textAnswer } from './exchange.ts';
 import { toWebHandler, type WebHandler } from './web.ts';
+import { createRequestGuard, type RequestGuardOptions } from './request-guard.ts';
 import { parsePlayerRequest, type PlayerRequest } from './site-request.ts';
 
 /** The site's refusal: 401 when the user is not signed in, 403 when not entitled. */
@@ -27,16 +30,46 @@ export type SiteEndpointEvent =
       status: number;
       user_id?: string;
     }
-  | { type: 'rejected'; status: 400 | 403 | 405 | 413; reason: string }
-  | { type: 'error'; status: 500; reason: string };
+  | { type: 'rejected'; status: 400 | 403 | 405 | 413 | 415; reason: string }
+  /** `reason` names the class of what the site's code threw, never its message. */
+  | { type: 'error'; status: 500 | 503; reason: string };
 
-export interface SiteEndpointOptions<D extends { allow: true }> {
+/** What `authorize` gets besides the request: `signal` aborts when its deadline passes. */
+export interface AuthorizeContext {
+  signal: AbortSignal;
+}
+
+/** Options the token and custom-data endpoints share. */
+export interface SiteEndpointCommonOptions {
+  /** Off unless given. */
   cors?: CorsOptions;
+  /** Default 16 KiB. */
   maxBodyBytes?: number;
+  /** Structured events without secrets, for logs. */
   onEvent?: (event: SiteEndpointEvent) => void;
+  /**
+   * Receives what `authorize` (or the answer's making) threw, as thrown: it is the site's own error
+   * and may hold anything. `onEvent` gets only its class.
+   */
+  onError?: (error: unknown, asked: PlayerRequest) => void;
+  /**
+   * How long `authorize` may take, in ms; default 5000. Past it the player gets 503 with
+   * Retry-After, the request is freed and `authorize`'s signal is aborted.
+   */
+  authorizeTimeoutMs?: number;
+  /**
+   * Refuse what cannot be a player's request (CSRF): a content type other than application/json
+   * (415), a cross-site request from an origin not in `cors.origins` (403). On by default; `false`
+   * turns it off for a site that checks this itself.
+   */
+  requestGuard?: RequestGuardOptions | false;
+}
+
+export interface SiteEndpointOptions<D extends { allow: true }> extends SiteEndpointCommonOptions {
   authorize: (
     request: Request,
     player: PlayerRequest,
+    context: AuthorizeContext,
   ) => D | SiteRefusal | Promise<D | SiteRefusal>;
   /** zod schema of the allow decision. */
   allowSchema: z.ZodType<D>;
@@ -64,6 +97,16 @@ export function createSiteEndpoint<D extends { allow: true }>(
     );
   }
   const cors = createCors(options.cors);
+  const guard = createRequestGuard(options.requestGuard);
+  const timeoutMs = checkTimeoutMs(options.authorizeTimeoutMs, 'authorizeTimeoutMs');
+  const onError = options.onError;
+  const report = (error: unknown, asked: PlayerRequest): void => {
+    try {
+      onError?.(error, { ...asked });
+    } catch {
+      // The site's error reporter failing must not change the answer.
+    }
+  };
   const maxBytes = checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const decisionSchema = z.union([allowSchema, refusalSchema]);
   const listener = options.onEvent;
@@ -83,6 +126,11 @@ export function createSiteEndpoint<D extends { allow: true }>(
       emit({ type: 'rejected', status: 405, reason: `method ${exchange.method}` });
       return methodNotAllowed('POST', corsHeaders);
     }
+    const refused = guard(exchange, cors.allows);
+    if (refused !== undefined) {
+      emit({ type: 'rejected', status: refused.status, reason: refused.reason });
+      return answer(refused.status, refused.text);
+    }
     const body = await exchange.readBody(maxBytes);
     if (!body.ok) {
       if (body.tooLarge) {
@@ -100,14 +148,30 @@ export function createSiteEndpoint<D extends { allow: true }>(
     const { cid, drmType } = player.value;
     emit({ type: 'request', cid, drm_type: drmType });
 
-    let decided: unknown;
-    try {
-      decided = await authorize(exchange.request(), { cid, drmType });
-    } catch (error) {
-      emit({ type: 'error', status: 500, reason: `authorize threw: ${firstLine(error)}` });
+    const decided = await withDeadline(timeoutMs, (signal) =>
+      authorize(exchange.request(), { cid, drmType }, { signal }),
+    );
+    if (!decided.ok && decided.timedOut) {
+      emit({
+        type: 'error',
+        status: 503,
+        reason: `authorize did not decide within ${timeoutMs} ms`,
+      });
+      return textAnswer(503, 'The site could not decide in time; try again later.', {
+        ...corsHeaders,
+        'retry-after': '1',
+      });
+    }
+    if (!decided.ok) {
+      report(decided.error, player.value);
+      emit({
+        type: 'error',
+        status: 500,
+        reason: `authorize threw ${errorClassOf(decided.error)}; the error itself went to onError`,
+      });
       return answer(500, 'The site could not decide; try again later.');
     }
-    const parsed = decisionSchema.safeParse(decided);
+    const parsed = decisionSchema.safeParse(decided.value);
     if (!parsed.success) {
       emit({
         type: 'error',
@@ -126,7 +190,12 @@ export function createSiteEndpoint<D extends { allow: true }>(
       text = await produce(decision, player.value);
     } catch (error) {
       if (!(error instanceof SiteKitError)) {
-        emit({ type: 'error', status: 500, reason: `answer failed: ${firstLine(error)}` });
+        report(error, player.value);
+        emit({
+          type: 'error',
+          status: 500,
+          reason: `making the answer threw ${errorClassOf(error)}; the error itself went to onError`,
+        });
         return answer(500, 'The site could not answer; try again later.');
       }
       emit({ type: 'rejected', status: 400, reason: error.message });
@@ -143,9 +212,4 @@ export function createSiteEndpoint<D extends { allow: true }>(
     });
     return answer(200, text);
   });
-}
-
-function firstLine(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message.split('\n')[0] ?? ''}`;
-  return typeof error;
 }

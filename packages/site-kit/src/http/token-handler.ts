@@ -4,9 +4,13 @@ import type { AnyTokenPolicy, IssueOptions } from '../token/issue-rules.ts';
 import type { SiteCredentials } from '../token/keys.ts';
 import { mustBe } from '../schemas/must-be.ts';
 import type { ResponseFormat } from '../schemas/token.ts';
-import type { CorsOptions } from './cors.ts';
 import type { WebHandler } from './web.ts';
-import { createSiteEndpoint, type SiteEndpointEvent, type SiteRefusal } from './site-endpoint.ts';
+import {
+  createSiteEndpoint,
+  type AuthorizeContext,
+  type SiteEndpointCommonOptions,
+  type SiteRefusal,
+} from './site-endpoint.ts';
 import type { PlayerRequest } from './site-request.ts';
 
 /** The site lets the user play: the token is issued for `userId` with `policy` as its token data. */
@@ -29,22 +33,17 @@ export interface TokenGrant {
  * Options of the site's token endpoint: the site's credentials, its `authorize` decision and the
  * HTTP limits.
  */
-export interface TokenHandlerOptions extends SiteCredentials {
-  /** Decides from the player's request (cookies, session) and what it asks for. */
+export interface TokenHandlerOptions extends SiteCredentials, SiteEndpointCommonOptions {
+  /**
+   * Decides from the player's request (cookies, session) and what it asks for; `context.signal`
+   * aborts at `authorizeTimeoutMs`.
+   */
   authorize: (
     request: Request,
     asked: PlayerRequest,
+    context: AuthorizeContext,
   ) => TokenGrant | SiteRefusal | Promise<TokenGrant | SiteRefusal>;
   hashEncoding?: HashEncoding;
-  /** Off unless given. */
-  cors?: CorsOptions;
-  /** Default 16 KiB. */
-  maxBodyBytes?: number;
-  /**
-   * Structured events for logs (requests, decisions, rejections); never tokens. A throwing listener
-   * is ignored.
-   */
-  onEvent?: (event: SiteEndpointEvent) => void;
 }
 
 // The policy and its v2 options are checked by the issuer with the strict rules, so here they only

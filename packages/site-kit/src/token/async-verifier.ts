@@ -1,5 +1,5 @@
 import type { AsyncCrypto } from '../crypto/async-crypto.ts';
-import { damaged } from '../crypto/cbc-rules.ts';
+import type { Opened } from '../crypto/cbc-rules.ts';
 import { readLicenseToken, type ReadLicenseToken } from './decode.ts';
 import {
   checkSite,
@@ -8,6 +8,7 @@ import {
   hashedOf,
   hashMismatch,
   otherEncodings,
+  policyJsonOf,
   undecryptable,
   verifiedToken,
   verifySettings,
@@ -46,15 +47,13 @@ async function verify<K>(
   await checkHash(crypto, settings, read);
   const times = checkTime(settings, read.fields.timestamp, now);
   const data = read.version === 1 ? read.fields.token : read.fields.policy;
-  let policyJson: unknown;
+  let opened: Opened;
   try {
-    const opened = await crypto.open(data, key);
-    if (!opened.intact) throw damaged();
-    policyJson = JSON.parse(opened.text);
+    opened = await crypto.open(data, key);
   } catch (error) {
     throw undecryptable(error);
   }
-  return verifiedToken(read, times, policyJson);
+  return verifiedToken(read, times, policyJsonOf(opened));
 }
 
 async function checkHash<K>(

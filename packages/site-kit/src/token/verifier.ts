@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import { decryptWithKey } from '../crypto/aes.ts';
+import { openWithKey } from '../crypto/aes.ts';
 import { toAesKey } from '../crypto/aes-key.ts';
+import type { Opened } from '../crypto/cbc-rules.ts';
 import { readLicenseToken } from './decode.ts';
 import { hashesEqual, tokenHash } from './hash.ts';
 import {
@@ -10,6 +11,7 @@ import {
   hashedOf,
   hashMismatch,
   otherEncodings,
+  policyJsonOf,
   undecryptable,
   verifiedToken,
   verifySettings,
@@ -64,13 +66,13 @@ function verify(
   checkHash(settings, read);
   const times = checkTime(settings, read.fields.timestamp, now);
   const data = read.version === 1 ? read.fields.token : read.fields.policy;
-  let policyJson: unknown;
+  let opened: Opened;
   try {
-    policyJson = JSON.parse(decryptWithKey(data, key));
+    opened = openWithKey(data, key);
   } catch (error) {
     throw undecryptable(error);
   }
-  return verifiedToken(read, times, policyJson);
+  return verifiedToken(read, times, policyJsonOf(opened));
 }
 
 function checkHash(settings: VerifySettings, read: ReadLicenseToken): void {

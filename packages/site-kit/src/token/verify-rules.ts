@@ -1,4 +1,5 @@
 import { SiteKitError, TokenError } from '../errors.ts';
+import type { Opened } from '../crypto/cbc-rules.ts';
 import type { SiteKeyInput } from '../crypto/site-key.ts';
 import { DEFAULT_DRM_TYPE, type DrmType } from '../schemas/drm-type.ts';
 import type { TokenPolicy } from '../schemas/policy.ts';
@@ -158,17 +159,35 @@ export function checkTime(
   return { issuedMs, expiresMs };
 }
 
-/** DECRYPT_FAILED for a policy that would not decrypt or parse. */
+/**
+ * DECRYPT_FAILED for a policy whose ciphertext is not even of the right form (bad base64, not whole
+ * blocks): both are visible in the token itself, so naming them tells an attacker nothing.
+ */
 export function undecryptable(error: unknown): TokenError {
-  // One sentence: the crypto error's own message says the same thing in other words.
-  const what =
-    error instanceof SiteKitError
-      ? 'could not be decrypted with this site key (bad padding or not UTF-8 text)'
-      : 'decrypted to text that is not JSON';
+  const reason = error instanceof SiteKitError ? ` (${error.message})` : '';
   return new TokenError(
     'DECRYPT_FAILED',
     `The token data ${what}: the site key is not the one the token was made with, or the token data was changed.`,
   );
+}
+
+/**
+ * The policy JSON of a decrypted token. A bad padding, a plaintext that is not UTF-8 and one that is
+ * not JSON fail with one error after the same work (the JSON is parsed whatever the padding): the
+ * token's AES-CBC has a fixed IV and no MAC, and anyone holding the access key can make a hash that
+ * checks out, so any difference between them is a padding oracle on the policy and its content keys.
+ */
+export function policyJsonOf(opened: Opened): unknown {
+  let json: unknown;
+  let parsed = false;
+  try {
+    json = JSON.parse(opened.text);
+    parsed = true;
+  } catch {
+    parsed = false;
+  }
+  if (!(opened.intact && parsed)) throw undecryptable(undefined);
+  return json;
 }
 
 /** The verified token from its read JSON, times and decrypted policy JSON. */

@@ -287,7 +287,8 @@ describe('multidrm help and usage', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/Usage/);
     }
-  });
+    // Five CLI processes one after another: over 5 s on a busy 2-core machine.
+  }, 30_000);
 
   it('exits 2 for an unknown command, and with usage for none', async () => {
     expect(await cli(['frobnicate'])).toMatchObject({

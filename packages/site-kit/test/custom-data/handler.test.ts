@@ -17,7 +17,7 @@ describe('custom data handler', () => {
       new Request('http://site.test/custom-data', {
         method: 'POST',
         body: JSON.stringify(body),
-        headers: cookie ? { cookie } : {},
+        headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
       }),
     );
 

@@ -131,7 +131,13 @@ describe('the Web Crypto token endpoint', () => {
         : { allow: false, status: 401, reason: 'Sign in first.' },
   };
   const post = (handler: node.WebHandler, body: string, cookie = 'session=ok') =>
-    handler(new Request('http://site.test/token', { method: 'POST', body, headers: { cookie } }));
+    handler(
+      new Request('http://site.test/token', {
+        method: 'POST',
+        body,
+        headers: { cookie, 'content-type': 'application/json' },
+      }),
+    );
 
   it('issues v2 tokens the Node verifier accepts', async () => {
     const response = await post(

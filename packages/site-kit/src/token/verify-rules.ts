@@ -167,7 +167,7 @@ export function undecryptable(error: unknown): TokenError {
   const reason = error instanceof SiteKitError ? ` (${error.message})` : '';
   return new TokenError(
     'DECRYPT_FAILED',
-    `The token data ${what}: the site key is not the one the token was made with, or the token data was changed.`,
+    `The token data could not be decrypted${reason}: the site key is not the one the token was made with.`,
   );
 }
 

@@ -33,8 +33,8 @@ export const ERROR_CODES = {
     serviceCode: '7018',
     status: 400,
     message: 'Invalid drm_type',
-    meaning: 'the drm_type of the token is not one of PlayReady, Widevine, FairPlay, NCG',
-    fix: 'Set drm_type to "PlayReady", "Widevine", "FairPlay" or "NCG", in exactly that case.',
+    meaning: 'the drm_type of the token is not one of PlayReady, Widevine, FairPlay, NCG, Wiseplay',
+    fix: 'Set drm_type to "PlayReady", "Widevine", "FairPlay", "NCG" or "Wiseplay" (readers take any case; write this spelling).',
   },
   INVALID_CUSTOM_DATA: {
     serviceCode: '7007',
@@ -80,7 +80,8 @@ export const ERROR_CODES = {
     fix: "Fetch a fresh token right before each license request (renewals too), and check the site's clock.",
   },
   TOKEN_NOT_YET_VALID: {
-    serviceCode: '6001',
+    // The service's table has one code for a timestamp outside the validity window, either side.
+    serviceCode: '7011',
     status: 403,
     message: 'Token timestamp is in the future',
     meaning: "the token's timestamp lies further in the future than clockSkewSeconds",

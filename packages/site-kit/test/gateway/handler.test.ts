@@ -214,7 +214,7 @@ describe('gateway handler: answers', () => {
 describe('gateway handler: encrypted errors', () => {
   it('answers a request that breaks the schema with 9001 and the nonce it could read', async () => {
     const { post, events, seen } = setup(() => allow());
-    const body = encrypt('{"user_id":"u","cid":"c","nonce":"n-1","drm_type":"widevine"}', KEY);
+    const body = encrypt('{"user_id":"u","cid":"c","nonce":"n-1","drm_type":"Marlin"}', KEY);
     const answer = await answerOf(await post(body), 'json');
     expect(answer).toEqual({
       format: 'json',

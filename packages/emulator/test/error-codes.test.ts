@@ -178,7 +178,7 @@ const scenarios: Record<
       postLicense(
         s.emulator.url,
         b64json({
-          drm_type: 'widevine',
+          drm_type: 'Marlin',
           site_id: TOKEN_SITE.siteId,
           user_id: 'u',
           cid: CID,
@@ -187,7 +187,7 @@ const scenarios: Record<
           hash: 'AAAA',
         }),
       ),
-    says: /drm_type "widevine" is not one of/,
+    says: /drm_type "Marlin" is not one of "NCG", "Widevine", "PlayReady", "FairPlay", "Wiseplay" \(any case\)/,
     field: 'drm_type',
   },
   INVALID_CUSTOM_DATA: {

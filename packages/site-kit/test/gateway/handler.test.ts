@@ -101,6 +101,8 @@ describe('gateway handler: answers', () => {
       format: 'json',
       error_code: '1111',
       error_message: 'not paid',
+      // The main spec marks playback_policy required; a refusal carries the spec's defaults.
+      playback_policy: { limit: false, persistent: false },
       nonce: 'nonce-json',
     });
   });
@@ -220,6 +222,7 @@ describe('gateway handler: encrypted errors', () => {
       format: 'json',
       error_code: '9001',
       error_message: 'invalid gateway request',
+      playback_policy: { limit: false, persistent: false },
       nonce: 'n-1',
     });
     expect(seen).toEqual([]);

@@ -50,7 +50,7 @@ export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
         siteKey: site.siteKey,
         accessKey: site.accessKey,
         hashEncoding: config.hashEncoding,
-        validitySeconds: config.tokenValiditySeconds,
+        validitySeconds: site.tokenValiditySeconds ?? config.tokenValiditySeconds,
         clockSkewSeconds: config.clockSkewSeconds,
       }),
     ]),

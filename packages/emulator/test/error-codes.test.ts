@@ -150,6 +150,22 @@ async function request(url: string, path: string, init: RequestInit = {}): Promi
 
 let streamUser = 0;
 
+/** An allowing XML gateway answer with `inner` after ERROR and ERRMSG, echoing the nonce. */
+function xmlAnswer(inner: string, says: RegExp) {
+  return {
+    run: (s: Stack) => {
+      xmlGateway.behave = (r) => ({
+        raw: encrypt(
+          `<RES><ERROR>0000</ERROR><ERRMSG>ok</ERRMSG>${inner}<NONCE>${r.nonce}</NONCE></RES>`,
+          XML_SITE.siteKey,
+        ),
+      });
+      return postLicense(s.emulator.url, custom(XML_SITE));
+    },
+    says,
+  };
+}
+
 /** One request per code that makes the emulator answer it, what the explanation must say, and the field. */
 const scenarios: Record<
   EmulatorErrorCode,
@@ -289,6 +305,18 @@ const scenarios: Record<
     },
     says: /answered something unusable/,
   },
+  GATEWAY_PERIOD_INVALID: xmlAnswer('<LIMIT>Y</LIMIT>', /RES\.PD_END: is required when LIMIT is Y/),
+  GATEWAY_PERIOD_FORMAT: xmlAnswer(
+    '<LIMIT>Y</LIMIT><PD_END>2026-03-01 12:00</PD_END>',
+    /RES\.PD_END: must have the format yyyy-mm-ddThh:mm:ssZ/,
+  ),
+  GATEWAY_PERIOD_ORDER: xmlAnswer(
+    '<LIMIT>Y</LIMIT><PD_START>2099-01-02T00:00:00Z</PD_START><PD_END>2099-01-01T00:00:00Z</PD_END>',
+    /RES\.PD_START: must be before PD_END/,
+  ),
+  GATEWAY_HDCP_INVALID: xmlAnswer('<PC HDCP="2"/>', /RES\.PC\.@_HDCP: must be from 0 to 1/),
+  GATEWAY_CGMS_INVALID: xmlAnswer('<PC CGMS-A="4"/>', /RES\.PC\.@_CGMS-A: must be from -1 to 3/),
+  GATEWAY_APS_INVALID: xmlAnswer('<PC APS="-1"/>', /RES\.PC\.@_APS: must be from 0 to 3/),
   NONCE_MISMATCH: {
     run: (s) => {
       jsonGateway.behave = (r) => allowJson(r, { nonce: 'replayed-nonce' });

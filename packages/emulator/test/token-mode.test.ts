@@ -250,6 +250,26 @@ describe('the validity window of a token', () => {
     },
   );
 
+  it("a site's own tokenValiditySeconds wins over the global one (the operator sets it per site)", async () => {
+    const now = Date.UTC(2030, 0, 1, 12, 0, 0);
+    const other = { ...TOKEN_SITE, siteId: 'SHORTSITE', tokenValiditySeconds: 60 };
+    const emu = await startEmulator(
+      { sites: [TOKEN_SITE, other], keys: { [CID]: { kid: KID, key: KEY } } },
+      { now: () => now },
+    );
+    try {
+      const aged = new Date(now - 120_000);
+      const long = await postLicense(emu.url, issuer.issue({ cid: CID, timestamp: aged }));
+      expect(long.body['keys']).toHaveLength(1);
+      const short = createTokenIssuer(other).issue({ cid: CID, timestamp: aged });
+      const refused = refusalOf(await postLicense(emu.url, short));
+      expect(refused).toMatchObject({ errorCode: '7011', reason: 'TOKEN_EXPIRED' });
+      expect(refused.detail).toMatch(/valid for 60 s after its timestamp/);
+    } finally {
+      await emu.close();
+    }
+  });
+
   it('tolerates 5 s in the future by default and no more', async () => {
     const now = Date.UTC(2030, 0, 1, 12, 0, 0);
     const emu = await startEmulator(

@@ -55,8 +55,61 @@ export const ERROR_CODES = {
     serviceCode: '6005',
     status: 400,
     message: 'Invalid license request',
-    meaning: 'the body is not a ClearKey license request {"kids":[...],"type":...}',
+    meaning:
+      'the body is not a ClearKey license request {"kids":[...],"type":...} nor a challenge of the token\'s DRM',
     fix: 'Send the CDM\'s license request message unchanged as the body: for ClearKey {"kids":["<base64url key ID>"],"type":"temporary"}.',
+  },
+  WIDEVINE_BAD_CHALLENGE: {
+    serviceCode: '7107',
+    status: 400,
+    message: 'Invalid Widevine license challenge',
+    meaning: 'a Widevine token came with a body that is not a Widevine challenge',
+    fix: "Send the Widevine CDM's challenge unchanged as the body (application/octet-stream).",
+  },
+  PLAYREADY_BAD_CHALLENGE: {
+    serviceCode: '6006',
+    status: 400,
+    message: 'Invalid PlayReady license challenge',
+    meaning: 'a PlayReady token came with a body that is not a PlayReady challenge',
+    fix: "Send the PlayReady CDM's challenge (the SOAP AcquireLicense XML) unchanged as the body.",
+  },
+  PLAYREADY_NO_CUSTOM_DATA: {
+    serviceCode: '7206',
+    status: 400,
+    message: 'No custom data in the PlayReady challenge',
+    meaning:
+      'a PlayReady challenge came without a token: none in the header, the query or its <CustomData>',
+    fix: "Send the token in the configured header (or query parameter), or in the challenge's <CustomData>.",
+  },
+  FAIRPLAY_EMPTY_SPC: {
+    serviceCode: '7305',
+    status: 400,
+    message: 'Empty SPC',
+    meaning: 'a FairPlay request came with an empty spc (or an empty body)',
+    fix: 'Send spc=<base64 of the SPC the CDM made> as the body.',
+  },
+  FAIRPLAY_BAD_SPC: {
+    serviceCode: '7316',
+    status: 400,
+    message: 'Invalid SPC data',
+    meaning: 'the spc of a FairPlay request is not base64, or the body is not an spc= form body',
+    fix: 'Send spc=<base64 SPC>, the base64 URL-escaped or raw.',
+  },
+  MISSING_PARAMETER: {
+    serviceCode: '9001',
+    status: 400,
+    message: 'Required parameter missing',
+    meaning:
+      'a required request parameter is missing (spc of a FairPlay form body, siteId of a certificate request)',
+    fix: 'Add the parameter the message names.',
+  },
+  UNSUPPORTED_MODE: {
+    serviceCode: '9999',
+    status: 400,
+    message: 'Requested mode not supported',
+    meaning:
+      'the request asks for a mode the emulator does not serve (a mode= query parameter, an NCG token)',
+    fix: 'Send license requests without a mode parameter; NCG is not emulated.',
   },
   UNKNOWN_SITE: {
     serviceCode: '1003',
@@ -255,7 +308,7 @@ export const ERROR_CODES = {
   NOT_FOUND: {
     status: 404,
     meaning:
-      'no such path (the emulator serves POST /ri/licenseManager.do, GET /events, GET /health)',
+      'no such path (the emulator serves POST /ri/licenseManager.do, the GET certificate paths, GET /events, GET /health)',
     fix: 'POST license requests to /ri/licenseManager.do (or /license).',
   },
   METHOD_NOT_ALLOWED: {

@@ -7,6 +7,7 @@ import type { FaultInput } from './faults/fault-schema.ts';
 import type { GatewayOptions } from './gateway-mode.ts';
 import { createCorsPolicy } from './http/cors.ts';
 import { eventStreamResponse } from './http/sse.ts';
+import { CERTIFICATE_PATHS, certificateResponse, isCertificatePath } from './certificates.ts';
 import { createLicenseFlow } from './license-flow.ts';
 import { STREAM_ID_HEADER } from './stream-id.ts';
 import { randomHex } from './web/crypto.ts';
@@ -83,11 +84,12 @@ export function createEmulatorHandler(
     corsHeaders: Record<string, string>,
   ): Promise<Response> {
     const { pathname } = new URL(request.url);
-    const method = isLicensePath(pathname) ? 'POST' : GET_PATHS[pathname];
+    const certificate = isCertificatePath(pathname);
+    const method = isLicensePath(pathname) ? 'POST' : certificate ? 'GET' : GET_PATHS[pathname];
     if (method === undefined) {
       throw new EmulatorError(
         'NOT_FOUND',
-        `No such path ${pathname}: the emulator serves POST /ri/licenseManager.do (also /license), GET /events and GET /health.`,
+        `No such path ${pathname}: the emulator serves POST /ri/licenseManager.do (also /ri/clearkey/licenseManager.do and /license), GET ${CERTIFICATE_PATHS.join(', ')} (?siteId=), GET /events and GET /health.`,
       );
     }
     if (request.method !== method && !(method === 'GET' && request.method === 'HEAD')) {
@@ -98,6 +100,7 @@ export function createEmulatorHandler(
       );
     }
     if (method === 'POST') return (await arrivalFault(flow)) ?? license(request, flow);
+    if (certificate) return certificateResponse(request, config);
     if (pathname === '/health') return health();
     return eventStreamResponse(events, corsHeaders);
   }

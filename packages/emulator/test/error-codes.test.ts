@@ -30,6 +30,7 @@ import {
   JSON_SITE,
   KEY,
   KID,
+  LICENSE_PATH,
   OTHER_KID,
   postLicense,
   refusalOf,
@@ -150,6 +151,13 @@ async function request(url: string, path: string, init: RequestInit = {}): Promi
 
 let streamUser = 0;
 
+// Request bodies of the other DRMs, in the shapes their CDMs make (contents made up).
+const WIDEVINE_CHALLENGE = '\u0008\u0001\u0012\u0004abcd';
+const PLAYREADY_CHALLENGE =
+  '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AcquireLicense xmlns="http://schemas.microsoft.com/DRM/2007/03/protocols"><challenge><Challenge>AAAA</Challenge></challenge></AcquireLicense></soap:Body></soap:Envelope>';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const fairPlayToken = () => issuer.issue({ cid: CID, drmType: 'FairPlay' });
+
 /** An allowing XML gateway answer with `inner` after ERROR and ERRMSG, echoing the nonce. */
 function xmlAnswer(inner: string, says: RegExp) {
   return {
@@ -220,6 +228,51 @@ const scenarios: Record<
   BAD_LICENSE_REQUEST: {
     run: (s) => postLicense(s.emulator.url, issuer.issue({ cid: CID }), '{"kids":[]}'),
     says: /kids: must be a non-empty array/,
+  },
+  WIDEVINE_BAD_CHALLENGE: {
+    run: (s) =>
+      postLicense(
+        s.emulator.url,
+        issuer.issue({ cid: CID, drmType: 'Widevine' }),
+        PLAYREADY_CHALLENGE,
+      ),
+    says: /Widevine token but the body is a PlayReady challenge/,
+  },
+  PLAYREADY_BAD_CHALLENGE: {
+    run: (s) => postLicense(s.emulator.url, issuer.issue({ cid: CID }), WIDEVINE_CHALLENGE),
+    says: /PlayReady token but the body is a Widevine challenge/,
+  },
+  PLAYREADY_NO_CUSTOM_DATA: {
+    run: (s) => postLicense(s.emulator.url, undefined, PLAYREADY_CHALLENGE),
+    says: /carries no token: none in its <CustomData>/,
+    field: 'x-drm-custom-data',
+  },
+  FAIRPLAY_EMPTY_SPC: {
+    run: (s) => postLicense(s.emulator.url, fairPlayToken(), 'spc=', FORM),
+    says: /carries no SPC/,
+    field: 'spc',
+  },
+  FAIRPLAY_BAD_SPC: {
+    run: (s) => postLicense(s.emulator.url, fairPlayToken(), 'spc=not*base64', FORM),
+    says: /not standard base64 of the SPC/,
+    field: 'spc',
+  },
+  MISSING_PARAMETER: {
+    run: (s) => postLicense(s.emulator.url, fairPlayToken(), 'ckc=AAAA', FORM),
+    says: /has no spc parameter/,
+    field: 'spc',
+  },
+  UNSUPPORTED_MODE: {
+    run: (s) =>
+      postLicense(
+        s.emulator.url,
+        issuer.issue({ cid: CID }),
+        clearKeyRequest(KID),
+        {},
+        `${LICENSE_PATH}?mode=getserverinfo`,
+      ),
+    says: /not mode="getserverinfo"/,
+    field: 'mode',
   },
   UNKNOWN_SITE: {
     run: (s) =>

@@ -57,7 +57,7 @@ TOKEN may be - to read it from standard input.
   --now TIME            check validity at this time instead of now (ISO 8601)
   --validity SECONDS    validity after the timestamp (default 600, the service's current guide;
                         the main spec's older text says 60)
-  --skew SECONDS        allowed clock skew into the future (default 0)
+  --skew SECONDS        allowed clock skew into the future (default 5)
   --hash READING        v1 only: hex-text (default) | raw-digest (v2 always raw digest)
   --json                print one JSON object instead of text
 `,

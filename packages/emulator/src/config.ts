@@ -32,6 +32,11 @@ const siteSchema = z.strictObject(
       .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
       .optional(),
     gatewayFormat: z.enum(['json', 'xml'], { error: 'must be "json" or "xml"' }).default('json'),
+    /** This site's token validity window (the guide: the operator sets it per site); default the global one. */
+    tokenValiditySeconds: z
+      .number({ error: 'must be a number of seconds' })
+      .nonnegative('must not be negative')
+      .optional(),
   },
   { error: 'must be an object' },
 );

@@ -33,8 +33,8 @@ export const ERROR_CODES = {
     serviceCode: '7018',
     status: 400,
     message: 'Invalid drm_type',
-    meaning: 'the drm_type of the token is not one of PlayReady, Widevine, FairPlay, NCG',
-    fix: 'Set drm_type to "PlayReady", "Widevine", "FairPlay" or "NCG", in exactly that case.',
+    meaning: 'the drm_type of the token is not one of PlayReady, Widevine, FairPlay, NCG, Wiseplay',
+    fix: 'Set drm_type to "PlayReady", "Widevine", "FairPlay", "NCG" or "Wiseplay" (readers take any case; write this spelling).',
   },
   INVALID_CUSTOM_DATA: {
     serviceCode: '7007',
@@ -55,8 +55,61 @@ export const ERROR_CODES = {
     serviceCode: '6005',
     status: 400,
     message: 'Invalid license request',
-    meaning: 'the body is not a ClearKey license request {"kids":[...],"type":...}',
+    meaning:
+      'the body is not a ClearKey license request {"kids":[...],"type":...} nor a challenge of the token\'s DRM',
     fix: 'Send the CDM\'s license request message unchanged as the body: for ClearKey {"kids":["<base64url key ID>"],"type":"temporary"}.',
+  },
+  WIDEVINE_BAD_CHALLENGE: {
+    serviceCode: '7107',
+    status: 400,
+    message: 'Invalid Widevine license challenge',
+    meaning: 'a Widevine token came with a body that is not a Widevine challenge',
+    fix: "Send the Widevine CDM's challenge unchanged as the body (application/octet-stream).",
+  },
+  PLAYREADY_BAD_CHALLENGE: {
+    serviceCode: '6006',
+    status: 400,
+    message: 'Invalid PlayReady license challenge',
+    meaning: 'a PlayReady token came with a body that is not a PlayReady challenge',
+    fix: "Send the PlayReady CDM's challenge (the SOAP AcquireLicense XML) unchanged as the body.",
+  },
+  PLAYREADY_NO_CUSTOM_DATA: {
+    serviceCode: '7206',
+    status: 400,
+    message: 'No custom data in the PlayReady challenge',
+    meaning:
+      'a PlayReady challenge came without a token: none in the header, the query or its <CustomData>',
+    fix: "Send the token in the configured header (or query parameter), or in the challenge's <CustomData>.",
+  },
+  FAIRPLAY_EMPTY_SPC: {
+    serviceCode: '7305',
+    status: 400,
+    message: 'Empty SPC',
+    meaning: 'a FairPlay request came with an empty spc (or an empty body)',
+    fix: 'Send spc=<base64 of the SPC the CDM made> as the body.',
+  },
+  FAIRPLAY_BAD_SPC: {
+    serviceCode: '7316',
+    status: 400,
+    message: 'Invalid SPC data',
+    meaning: 'the spc of a FairPlay request is not base64, or the body is not an spc= form body',
+    fix: 'Send spc=<base64 SPC>, the base64 URL-escaped or raw.',
+  },
+  MISSING_PARAMETER: {
+    serviceCode: '9001',
+    status: 400,
+    message: 'Required parameter missing',
+    meaning:
+      'a required request parameter is missing (spc of a FairPlay form body, siteId of a certificate request)',
+    fix: 'Add the parameter the message names.',
+  },
+  UNSUPPORTED_MODE: {
+    serviceCode: '9999',
+    status: 400,
+    message: 'Requested mode not supported',
+    meaning:
+      'the request asks for a mode the emulator does not serve (a mode= query parameter, an NCG token)',
+    fix: 'Send license requests without a mode parameter; NCG is not emulated.',
   },
   UNKNOWN_SITE: {
     serviceCode: '1003',
@@ -80,7 +133,8 @@ export const ERROR_CODES = {
     fix: "Fetch a fresh token right before each license request (renewals too), and check the site's clock.",
   },
   TOKEN_NOT_YET_VALID: {
-    serviceCode: '6001',
+    // The service's table has one code for a timestamp outside the validity window, either side.
+    serviceCode: '7011',
     status: 403,
     message: 'Token timestamp is in the future',
     meaning: "the token's timestamp lies further in the future than clockSkewSeconds",
@@ -142,6 +196,49 @@ export const ERROR_CODES = {
     message: 'Invalid gateway XML response',
     meaning: "the gateway's decrypted XML answer (old format) breaks the spec",
     fix: 'Fix the XML answer in the gateway (RES with ERROR, NONCE, LIMIT, ...).',
+  },
+  GATEWAY_PERIOD_INVALID: {
+    serviceCode: '8707',
+    status: 424,
+    message: 'Invalid playback period',
+    meaning:
+      'the playback period of the gateway answer is not a real time, or LIMIT is Y without PD_END',
+    fix: 'Send a limited period with a real PD_END (and PD_START), UTC yyyy-mm-ddThh:mm:ssZ.',
+  },
+  GATEWAY_PERIOD_FORMAT: {
+    serviceCode: '8708',
+    status: 424,
+    message: 'Playback period badly formatted',
+    meaning: 'PD_START, PD_END or expire_date is not yyyy-mm-ddThh:mm:ssZ',
+    fix: 'Write the times as UTC yyyy-mm-ddThh:mm:ssZ, whole seconds.',
+  },
+  GATEWAY_PERIOD_ORDER: {
+    serviceCode: '8709',
+    status: 424,
+    message: 'Playback period start not before end',
+    meaning: 'PD_START is not before PD_END',
+    fix: 'The period must start before it ends.',
+  },
+  GATEWAY_HDCP_INVALID: {
+    serviceCode: '8712',
+    status: 424,
+    message: 'Invalid HDCP setting',
+    meaning: 'the PC HDCP attribute is not 0 or 1',
+    fix: 'HDCP is 0 (non-HDCP playback allowed) or 1 (HDCP only).',
+  },
+  GATEWAY_CGMS_INVALID: {
+    serviceCode: '8715',
+    status: 424,
+    message: 'Invalid CGMS-A setting',
+    meaning: 'the PC CGMS-A attribute is not -1 to 3',
+    fix: 'CGMS-A is -1 (off), 0, 1, 2 or 3.',
+  },
+  GATEWAY_APS_INVALID: {
+    serviceCode: '8716',
+    status: 424,
+    message: 'Invalid APS setting',
+    meaning: 'the PC APS attribute is not 0 to 3',
+    fix: 'APS is 0 (off), 1, 2 or 3.',
   },
   NONCE_MISMATCH: {
     serviceCode: '8004',
@@ -211,7 +308,7 @@ export const ERROR_CODES = {
   NOT_FOUND: {
     status: 404,
     meaning:
-      'no such path (the emulator serves POST /ri/licenseManager.do, GET /events, GET /health)',
+      'no such path (the emulator serves POST /ri/licenseManager.do, the GET certificate paths, GET /events, GET /health)',
     fix: 'POST license requests to /ri/licenseManager.do (or /license).',
   },
   METHOD_NOT_ALLOWED: {

@@ -1,4 +1,5 @@
 import {
+  GatewayResponseError,
   answerNonce,
   decodeGatewayResponseAsync,
   encodeGatewayRequestAsync,
@@ -9,7 +10,7 @@ import {
 } from '@multidrm/site-kit';
 import type { SiteConfig } from './config.ts';
 import type { ClientCodeOf } from './dialect.ts';
-import { EmulatorError } from './errors.ts';
+import { EmulatorError, type EmulatorErrorCode } from './errors.ts';
 import type { FlowRecorder } from './events.ts';
 import { readTextLimited } from './http/read-body.ts';
 
@@ -134,7 +135,7 @@ async function decodeAnswer(text: string, site: SiteConfig): Promise<GatewayAnsw
     if (!(error instanceof SiteKitError)) throw error;
     if (error.code === 'INVALID_GATEWAY_RESPONSE') {
       throw new EmulatorError(
-        site.gatewayFormat === 'xml' ? 'GATEWAY_BAD_XML' : 'GATEWAY_BAD_RESPONSE',
+        answerReason(error, site.gatewayFormat),
         `The gateway of site "${site.siteId}" answered something unusable: ${error.message}`,
         { siteId: site.siteId },
         { cause: error },
@@ -148,6 +149,24 @@ async function decodeAnswer(text: string, site: SiteConfig): Promise<GatewayAnsw
     );
   }
 }
+
+/** The service's table has its own codes for a broken playback period and output settings. */
+function answerReason(error: SiteKitError, format: 'json' | 'xml'): EmulatorErrorCode {
+  const fallback = format === 'xml' ? 'GATEWAY_BAD_XML' : 'GATEWAY_BAD_RESPONSE';
+  if (!(error instanceof GatewayResponseError) || error.member === undefined) return fallback;
+  const output = OUTPUT_REASONS[error.member];
+  if (output !== undefined) return output;
+  if (!PERIOD_MEMBERS.has(error.member)) return fallback;
+  if (error.problem === 'format') return 'GATEWAY_PERIOD_FORMAT';
+  return error.problem === 'order' ? 'GATEWAY_PERIOD_ORDER' : 'GATEWAY_PERIOD_INVALID';
+}
+
+const PERIOD_MEMBERS = new Set(['PD_START', 'PD_END', 'playback_policy.expire_date']);
+const OUTPUT_REASONS: Partial<Record<string, EmulatorErrorCode>> = {
+  'PC.HDCP': 'GATEWAY_HDCP_INVALID',
+  'PC.CGMS-A': 'GATEWAY_CGMS_INVALID',
+  'PC.APS': 'GATEWAY_APS_INVALID',
+};
 
 function fetchFailure(error: unknown, site: SiteConfig, limitMs: number): EmulatorError {
   const name = (error as { name?: unknown } | null)?.name;

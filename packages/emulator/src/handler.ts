@@ -11,6 +11,7 @@ import {
   eventStreamResponse,
   type EventStreamLimits,
 } from './http/sse.ts';
+import { CERTIFICATE_PATHS, certificateResponse, isCertificatePath } from './certificates.ts';
 import { createLicenseFlow } from './license-flow.ts';
 import { STREAM_ID_HEADER } from './stream-id.ts';
 import { randomHex } from './web/crypto.ts';
@@ -125,11 +126,12 @@ export function createEmulatorHandler(
     corsHeaders: Record<string, string>,
   ): Promise<Response> {
     const { pathname } = new URL(request.url);
-    const method = isLicensePath(pathname) ? 'POST' : GET_PATHS[pathname];
+    const certificate = isCertificatePath(pathname);
+    const method = isLicensePath(pathname) ? 'POST' : certificate ? 'GET' : GET_PATHS[pathname];
     if (method === undefined) {
       throw new EmulatorError(
         'NOT_FOUND',
-        `No such path ${pathname}: the emulator serves POST /ri/licenseManager.do (also /license), GET /events and GET /health.`,
+        `No such path ${pathname}: the emulator serves POST /ri/licenseManager.do (also /ri/clearkey/licenseManager.do and /license), GET ${CERTIFICATE_PATHS.join(', ')} (?siteId=), GET /events and GET /health.`,
       );
     }
     if (request.method !== method && !(method === 'GET' && request.method === 'HEAD')) {
@@ -140,6 +142,7 @@ export function createEmulatorHandler(
       );
     }
     if (method === 'POST') return (await arrivalFault(flow)) ?? license(request, flow);
+    if (certificate) return certificateResponse(request, config);
     if (pathname === '/health') return health();
     return eventStream(corsHeaders);
   }

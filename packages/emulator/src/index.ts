@@ -41,3 +41,5 @@ export { type ClearKeyLicense } from './clearkey-license.ts';
 export { type ClearKeyRequest } from './license-request.ts';
 export { type DeviceInfo, type JsonLicenseAnswer } from './license-answer.ts';
 export { type EffectivePolicy } from './policy.ts';
+export { CERTIFICATE_PATHS } from './certificates.ts';
+export { STAND_IN_MARK } from './stand-in.ts';

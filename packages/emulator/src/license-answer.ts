@@ -1,13 +1,16 @@
 import type { ResponseFormat } from './authorization.ts';
 import type { ClearKeyLicense } from './clearkey-license.ts';
+import type { LicenseDrm } from './license-body.ts';
 import { licenseDuration, type EffectivePolicy } from './policy.ts';
-import { bytesToHex } from './web/bytes.ts';
+import { standInPlayReadyResponse } from './stand-in.ts';
+import { bytesToBase64, bytesToHex } from './web/bytes.ts';
 import { sha256 } from './web/crypto.ts';
 
-/** `device_info` of a json-format answer; a ClearKey CDM reports no device, so these are the emulator's. */
+/** `device_info` of a json-format answer; no CDM reports a device here, so these are the emulator's. */
 export interface DeviceInfo {
   /** A stable pseudonym of the browser (a hash of its User-Agent), or "" without one. */
   device_id: string;
+  /** "ClearKey" for a ClearKey license, else "stand-in". */
   device_model: string;
   os_version: string;
   /** The stream ID the player sent, else the request ID. */
@@ -15,9 +18,12 @@ export interface DeviceInfo {
   is_chrome_cdm: boolean;
 }
 
-/** The json (and deprecated custom) response format of the license service, for ClearKey. */
+/** The json (and deprecated custom) response format of the license service. */
 export interface JsonLicenseAnswer {
-  /** The ClearKey license JSON as text: what the player hands to the CDM after unwrapping. */
+  /**
+   * The license as the service puts it in json: Widevine (and Wiseplay) bytes as hex text; PlayReady
+   * and FairPlay the text the CDM takes (the SOAP XML, the base64 CKC); ClearKey the license JSON.
+   */
   license: string;
   device_info: DeviceInfo;
   persistent: boolean;
@@ -29,26 +35,73 @@ export interface JsonLicenseAnswer {
   renewal_duration?: number;
 }
 
-export async function deviceInfo(userAgent: string | null, sessionId: string): Promise<DeviceInfo> {
+export async function deviceInfo(
+  userAgent: string | null,
+  sessionId: string,
+  drm: LicenseDrm = 'ClearKey',
+): Promise<DeviceInfo> {
   return {
     device_id: userAgent ? bytesToHex(await sha256(userAgent)).slice(0, 32) : '',
-    device_model: 'ClearKey',
+    device_model: drm === 'ClearKey' ? 'ClearKey' : 'stand-in',
     os_version: '',
     session_id: sessionId,
     is_chrome_cdm: userAgent !== null && /\bChrom(e|ium)\//.test(userAgent),
   };
 }
 
-/** original: the license itself; json and custom: the license as text inside the service's object. */
-export function licenseAnswer(
-  license: ClearKeyLicense,
-  format: ResponseFormat,
+/** A license of one DRM: the ClearKey JSON, or a stand-in's bytes. */
+export type IssuedLicense =
+  | { drm: 'ClearKey'; clearKey: ClearKeyLicense }
+  | { drm: Exclude<LicenseDrm, 'ClearKey'>; bytes: Uint8Array };
+
+/**
+ * The answer's body and content type for `original`: the license as the service sends it (Widevine
+ * and Wiseplay binary, PlayReady the SOAP XML, FairPlay the CKC as base64 text, ClearKey its JSON).
+ */
+export function originalAnswer(license: IssuedLicense): {
+  body: string | Uint8Array<ArrayBuffer>;
+  contentType: string;
+} {
+  switch (license.drm) {
+    case 'ClearKey':
+      return { body: JSON.stringify(license.clearKey), contentType: 'application/json' };
+    case 'PlayReady':
+      return {
+        body: standInPlayReadyResponse(license.bytes),
+        contentType: 'text/xml; charset=utf-8',
+      };
+    case 'FairPlay':
+      return { body: bytesToBase64(license.bytes), contentType: 'text/plain; charset=utf-8' };
+    default:
+      return {
+        body: license.bytes as Uint8Array<ArrayBuffer>,
+        contentType: 'application/octet-stream',
+      };
+  }
+}
+
+/** The `license` member of a json answer, per DRM as the service writes it. */
+export function jsonLicenseText(license: IssuedLicense): string {
+  switch (license.drm) {
+    case 'ClearKey':
+      return JSON.stringify(license.clearKey);
+    case 'PlayReady':
+      return standInPlayReadyResponse(license.bytes);
+    case 'FairPlay':
+      return bytesToBase64(license.bytes);
+    default:
+      return bytesToHex(license.bytes);
+  }
+}
+
+/** json and custom: the license inside the service's object, with the policy it carries. */
+export function jsonAnswer(
+  license: IssuedLicense,
   policy: EffectivePolicy,
   device: DeviceInfo,
-): ClearKeyLicense | JsonLicenseAnswer {
-  if (format === 'original') return license;
+): JsonLicenseAnswer {
   const answer: JsonLicenseAnswer = {
-    license: JSON.stringify(license),
+    license: jsonLicenseText(license),
     device_info: device,
     persistent: policy.persistent,
   };
@@ -62,4 +115,17 @@ export function licenseAnswer(
     answer.renewal_duration = policy.renewal_duration;
   }
   return answer;
+}
+
+/** The answer to a granted request in the token's response format. */
+export function licenseResponse(
+  license: IssuedLicense,
+  format: ResponseFormat,
+  policy: EffectivePolicy,
+  device: DeviceInfo,
+  headers: Record<string, string>,
+): Response {
+  if (format !== 'original') return Response.json(jsonAnswer(license, policy, device), { headers });
+  const { body, contentType } = originalAnswer(license);
+  return new Response(body, { headers: { ...headers, 'content-type': contentType } });
 }

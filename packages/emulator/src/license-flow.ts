@@ -6,14 +6,11 @@ import { EmulatorError } from './errors.ts';
 import type { FlowRecorder } from './events.ts';
 import { faultRefusal, type FaultPlan } from './faults/fault-plan.ts';
 import { createGatewayAuthorizer, type GatewayOptions } from './gateway-mode.ts';
-import { readTextLimited } from './http/read-body.ts';
 import { selectKeys } from './key-selection.ts';
-import { deviceInfo, licenseAnswer } from './license-answer.ts';
-import {
-  MAX_LICENSE_REQUEST_BYTES,
-  parseLicenseRequest,
-  type ClearKeyRequest,
-} from './license-request.ts';
+import { deviceInfo, licenseResponse, type IssuedLicense } from './license-answer.ts';
+import { licenseDrmOf, readBytesLimited, readLicenseBody } from './license-body.ts';
+import { MAX_LICENSE_REQUEST_BYTES } from './license-request.ts';
+import { standInLicenseBytes } from './stand-in.ts';
 import { classifyLicenseValue, readLicenseValue } from './license-value.ts';
 import { checkPolicyWindow, effectivePolicy } from './policy.ts';
 import { readStreamId } from './stream-id.ts';
@@ -47,25 +44,37 @@ export function createLicenseFlow(
   });
 
   async function license(request: Request, flow: FlowRecorder): Promise<Response> {
-    const value = readLicenseValue(request, header);
-    const body = await readTextLimited(request.body, MAX_LICENSE_REQUEST_BYTES);
-    if (body === undefined) {
+    refuseMode(request);
+    const bytes = await readBytesLimited(request.body, MAX_LICENSE_REQUEST_BYTES);
+    if (bytes === undefined) {
       throw new EmulatorError(
         'PAYLOAD_TOO_LARGE',
-        `The license request body is larger than ${MAX_LICENSE_REQUEST_BYTES} bytes; a ClearKey request is a few hundred.`,
+        `The license request body is larger than ${MAX_LICENSE_REQUEST_BYTES} bytes; a license request is a few hundred bytes to a few KiB.`,
       );
     }
-    const parsed = attempt(() => parseLicenseRequest(body));
+    const body = readLicenseBody(bytes, request.headers.get('content-type'));
+    // A PlayReady challenge may carry the token in its <CustomData>; header and query come first.
+    const value =
+      readLicenseValue(request, header) ??
+      (body.shape === 'playready' ? body.customData : undefined);
     const named = attempt(() => readStreamId(request));
     const origin = request.headers.get('origin');
     const streamId = named.value;
     flow.emit({
       type: 'license-request',
-      kids: parsed.value?.kids ?? [],
+      kids: body.shape === 'clearkey' ? body.request.kids : [],
       ...(origin === null ? {} : { origin }),
       ...(streamId === undefined ? {} : { streamId }),
     });
     if (value === undefined) {
+      if (body.shape === 'playready') {
+        throw new EmulatorError(
+          'PLAYREADY_NO_CUSTOM_DATA',
+          `The PlayReady challenge carries no token: none in its <CustomData>, the ${header} header or the ${header} query parameter.`,
+          { header },
+          { field: header },
+        );
+      }
       throw new EmulatorError(
         'MISSING_CUSTOM_DATA',
         `The license request has no ${header} header and no ${header} query parameter: send the license token (token mode) or the site's custom data (gateway mode) in one of them.`,
@@ -73,17 +82,25 @@ export function createLicenseFlow(
         { field: header },
       );
     }
-    if (parsed.error !== undefined) throw parsed.error;
+    if (isClearKeyPath(request) && body.shape !== 'clearkey') {
+      throw body.shape === 'json' ? body.error : licenseDrmOf({ shape: 'other', bytes }, '');
+    }
     if (named.error !== undefined) throw named.error;
-    const requested = (parsed.value as ClearKeyRequest).kids;
 
     const auth = await authorize(value, flow);
+    const drm = licenseDrmOf(body, auth.drmType);
     const policy = effectivePolicy(auth.grant);
     const nowMs = now();
     checkPolicyWindow(policy, nowMs);
+    // The key IDs of a challenge are inside it, for the CDM's server: a stand-in checks the cid has keys.
+    const requested = body.shape === 'clearkey' ? body.request.kids : [];
     const keys = selectKeys(requested, auth.cid, auth.grant.externalKeys, config.keys);
     // The device is what the request says of itself: streams are counted per user and device.
-    const device = await deviceInfo(request.headers.get('user-agent'), streamId ?? flow.requestId);
+    const device = await deviceInfo(
+      request.headers.get('user-agent'),
+      streamId ?? flow.requestId,
+      drm,
+    );
     const identity = {
       siteId: auth.siteId,
       userId: auth.userId,
@@ -98,7 +115,13 @@ export function createLicenseFlow(
       throw faultRefusal(streamFault, { ...identity });
     }
     streams.commit(stream, policy, nowMs);
-    const clearKey = buildClearKeyLicense(keys, policy.persistent);
+    const issued: IssuedLicense =
+      drm === 'ClearKey'
+        ? { drm, clearKey: buildClearKeyLicense(keys, policy.persistent) }
+        : {
+            drm,
+            bytes: standInLicenseBytes(drm, { cid: auth.cid, persistent: policy.persistent }),
+          };
     flow.emit({
       type: 'license-issued',
       mode: auth.mode,
@@ -106,7 +129,7 @@ export function createLicenseFlow(
       userId: auth.userId,
       cid: auth.cid,
       kids: keys.map((k) => k.kid),
-      licenseType: clearKey.type,
+      licenseType: policy.persistent ? 'persistent-license' : 'temporary',
       responseFormat: auth.responseFormat,
       policy,
       stream: {
@@ -116,8 +139,10 @@ export function createLicenseFlow(
         countsForSeconds: stream.countsForSeconds,
       },
     });
-    return Response.json(licenseAnswer(clearKey, auth.responseFormat, policy, device), {
-      headers: { 'x-drm-license-policy': JSON.stringify(policy), 'cache-control': 'no-store' },
+    return licenseResponse(issued, auth.responseFormat, policy, device, {
+      'x-drm-license-policy': JSON.stringify(policy),
+      'x-drm-license-drm': drm,
+      'cache-control': 'no-store',
     });
   }
 
@@ -153,6 +178,24 @@ export function createLicenseFlow(
 
   return license;
 }
+
+/**
+ * The service takes a `mode` query parameter for other requests than a license (NCG's
+ * `mode=getserverinfo`, say); the emulator serves none of them: 9999, requested mode not supported.
+ */
+function refuseMode(request: Request): void {
+  const mode = new URL(request.url).searchParams.get('mode');
+  if (mode === null) return;
+  throw new EmulatorError(
+    'UNSUPPORTED_MODE',
+    `The emulator serves license requests only, not mode=${JSON.stringify(mode.slice(0, 40))}: leave the mode parameter out.`,
+    { mode: mode.slice(0, 40) },
+    { field: 'mode' },
+  );
+}
+
+const isClearKeyPath = (request: Request): boolean =>
+  new URL(request.url).pathname === '/ri/clearkey/licenseManager.do';
 
 function attempt<T>(run: () => T): { value?: T; error?: unknown } {
   try {

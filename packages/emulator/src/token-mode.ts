@@ -1,4 +1,5 @@
 import {
+  canonicalDrmType,
   createTokenVerifierAsync,
   DRM_TYPES,
   readLicenseToken,
@@ -49,7 +50,7 @@ export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
         siteKey: site.siteKey,
         accessKey: site.accessKey,
         hashEncoding: config.hashEncoding,
-        validitySeconds: config.tokenValiditySeconds,
+        validitySeconds: site.tokenValiditySeconds ?? config.tokenValiditySeconds,
         clockSkewSeconds: config.clockSkewSeconds,
       }),
     ]),
@@ -77,7 +78,11 @@ export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
       } catch (error) {
         if (error instanceof EmulatorError && error.code === 'HASH_MISMATCH') {
           const data = read.version === 1 ? read.fields.token : read.fields.policy;
-          const readings = await hashReadings(site.accessKey, { ...fields, data });
+          const readings = await hashReadings(site.accessKey, {
+            ...fields,
+            drm_type: read.drmTypeAsSent,
+            data,
+          });
           const expected = read.version === 1 ? config.hashEncoding : 'raw-digest';
           throw new EmulatorError(
             'HASH_MISMATCH',
@@ -113,13 +118,16 @@ export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
   };
 }
 
-/** A bad drm_type has its own code (7018); other invalid token JSON is 7013. */
+/**
+ * A bad drm_type has its own code (7018); other invalid token JSON is 7013. Any case is read (the
+ * service's own player samples send "widevine"); the verifier's warnings say so.
+ */
 function checkDrmType(json: Record<string, unknown>): void {
   const drmType = json['drm_type'];
-  if (drmType === undefined || (DRM_TYPES as readonly unknown[]).includes(drmType)) return;
+  if (drmType === undefined || canonicalDrmType(drmType) !== undefined) return;
   throw new EmulatorError(
     'INVALID_DRM_TYPE',
-    `The token's drm_type ${JSON.stringify(drmType)?.slice(0, 40)} is not one of ${DRM_TYPES.map((t) => `"${t}"`).join(', ')} (exact case).`,
+    `The token's drm_type ${JSON.stringify(drmType)?.slice(0, 40)} is not one of ${DRM_TYPES.map((t) => `"${t}"`).join(', ')} (any case).`,
     undefined,
     { field: 'drm_type' },
   );

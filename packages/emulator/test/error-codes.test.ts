@@ -30,6 +30,7 @@ import {
   JSON_SITE,
   KEY,
   KID,
+  LICENSE_PATH,
   OTHER_KID,
   postLicense,
   refusalOf,
@@ -150,6 +151,29 @@ async function request(url: string, path: string, init: RequestInit = {}): Promi
 
 let streamUser = 0;
 
+// Request bodies of the other DRMs, in the shapes their CDMs make (contents made up).
+const WIDEVINE_CHALLENGE = '\u0008\u0001\u0012\u0004abcd';
+const PLAYREADY_CHALLENGE =
+  '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AcquireLicense xmlns="http://schemas.microsoft.com/DRM/2007/03/protocols"><challenge><Challenge>AAAA</Challenge></challenge></AcquireLicense></soap:Body></soap:Envelope>';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const fairPlayToken = () => issuer.issue({ cid: CID, drmType: 'FairPlay' });
+
+/** An allowing XML gateway answer with `inner` after ERROR and ERRMSG, echoing the nonce. */
+function xmlAnswer(inner: string, says: RegExp) {
+  return {
+    run: (s: Stack) => {
+      xmlGateway.behave = (r) => ({
+        raw: encrypt(
+          `<RES><ERROR>0000</ERROR><ERRMSG>ok</ERRMSG>${inner}<NONCE>${r.nonce}</NONCE></RES>`,
+          XML_SITE.siteKey,
+        ),
+      });
+      return postLicense(s.emulator.url, custom(XML_SITE));
+    },
+    says,
+  };
+}
+
 /** One request per code that makes the emulator answer it, what the explanation must say, and the field. */
 const scenarios: Record<
   EmulatorErrorCode,
@@ -178,7 +202,7 @@ const scenarios: Record<
       postLicense(
         s.emulator.url,
         b64json({
-          drm_type: 'widevine',
+          drm_type: 'Marlin',
           site_id: TOKEN_SITE.siteId,
           user_id: 'u',
           cid: CID,
@@ -187,7 +211,7 @@ const scenarios: Record<
           hash: 'AAAA',
         }),
       ),
-    says: /drm_type "widevine" is not one of/,
+    says: /drm_type "Marlin" is not one of "NCG", "Widevine", "PlayReady", "FairPlay", "Wiseplay" \(any case\)/,
     field: 'drm_type',
   },
   INVALID_CUSTOM_DATA: {
@@ -204,6 +228,51 @@ const scenarios: Record<
   BAD_LICENSE_REQUEST: {
     run: (s) => postLicense(s.emulator.url, issuer.issue({ cid: CID }), '{"kids":[]}'),
     says: /kids: must be a non-empty array/,
+  },
+  WIDEVINE_BAD_CHALLENGE: {
+    run: (s) =>
+      postLicense(
+        s.emulator.url,
+        issuer.issue({ cid: CID, drmType: 'Widevine' }),
+        PLAYREADY_CHALLENGE,
+      ),
+    says: /Widevine token but the body is a PlayReady challenge/,
+  },
+  PLAYREADY_BAD_CHALLENGE: {
+    run: (s) => postLicense(s.emulator.url, issuer.issue({ cid: CID }), WIDEVINE_CHALLENGE),
+    says: /PlayReady token but the body is a Widevine challenge/,
+  },
+  PLAYREADY_NO_CUSTOM_DATA: {
+    run: (s) => postLicense(s.emulator.url, undefined, PLAYREADY_CHALLENGE),
+    says: /carries no token: none in its <CustomData>/,
+    field: 'x-drm-custom-data',
+  },
+  FAIRPLAY_EMPTY_SPC: {
+    run: (s) => postLicense(s.emulator.url, fairPlayToken(), 'spc=', FORM),
+    says: /carries no SPC/,
+    field: 'spc',
+  },
+  FAIRPLAY_BAD_SPC: {
+    run: (s) => postLicense(s.emulator.url, fairPlayToken(), 'spc=not*base64', FORM),
+    says: /not standard base64 of the SPC/,
+    field: 'spc',
+  },
+  MISSING_PARAMETER: {
+    run: (s) => postLicense(s.emulator.url, fairPlayToken(), 'ckc=AAAA', FORM),
+    says: /has no spc parameter/,
+    field: 'spc',
+  },
+  UNSUPPORTED_MODE: {
+    run: (s) =>
+      postLicense(
+        s.emulator.url,
+        issuer.issue({ cid: CID }),
+        clearKeyRequest(KID),
+        {},
+        `${LICENSE_PATH}?mode=getserverinfo`,
+      ),
+    says: /not mode="getserverinfo"/,
+    field: 'mode',
   },
   UNKNOWN_SITE: {
     run: (s) =>
@@ -289,6 +358,18 @@ const scenarios: Record<
     },
     says: /answered something unusable/,
   },
+  GATEWAY_PERIOD_INVALID: xmlAnswer('<LIMIT>Y</LIMIT>', /RES\.PD_END: is required when LIMIT is Y/),
+  GATEWAY_PERIOD_FORMAT: xmlAnswer(
+    '<LIMIT>Y</LIMIT><PD_END>2026-03-01 12:00</PD_END>',
+    /RES\.PD_END: must have the format yyyy-mm-ddThh:mm:ssZ/,
+  ),
+  GATEWAY_PERIOD_ORDER: xmlAnswer(
+    '<LIMIT>Y</LIMIT><PD_START>2099-01-02T00:00:00Z</PD_START><PD_END>2099-01-01T00:00:00Z</PD_END>',
+    /RES\.PD_START: must be before PD_END/,
+  ),
+  GATEWAY_HDCP_INVALID: xmlAnswer('<PC HDCP="2"/>', /RES\.PC\.@_HDCP: must be from 0 to 1/),
+  GATEWAY_CGMS_INVALID: xmlAnswer('<PC CGMS-A="4"/>', /RES\.PC\.@_CGMS-A: must be from -1 to 3/),
+  GATEWAY_APS_INVALID: xmlAnswer('<PC APS="-1"/>', /RES\.PC\.@_APS: must be from 0 to 3/),
   NONCE_MISMATCH: {
     run: (s) => {
       jsonGateway.behave = (r) => allowJson(r, { nonce: 'replayed-nonce' });

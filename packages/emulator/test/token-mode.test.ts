@@ -65,12 +65,13 @@ describe('token mode over HTTP', () => {
     });
   });
 
-  it('uses the external key of the token instead of the configured one', async () => {
+  it('uses the external key of the token instead of the configured one (upper-case hex read too)', async () => {
     const external = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
-    const token = issuer.issue({
-      cid: 'not-configured',
-      policy: { external_key: { mpeg_cenc: { key_id: OTHER_KID.toUpperCase(), key: external } } },
-    });
+    // The issuer writes lower case only; a builder that lets upper case through is still read.
+    const token = handMadeToken(
+      { external_key: { mpeg_cenc: { key_id: OTHER_KID.toUpperCase(), key: external } } },
+      { cid: 'not-configured' },
+    );
     const res = await postLicense(emulator.url, token, clearKeyRequest(OTHER_KID));
     expect(res.status).toBe(200);
     const keys = res.body['keys'] as { kid: string; k: string }[];
@@ -224,7 +225,7 @@ describe('the validity window of a token', () => {
   });
 
   it.each([
-    [0, 'refuses', '6001'],
+    [0, 'refuses', '7011'],
     [30, 'accepts', undefined],
   ])(
     'with clockSkewSeconds %i, %s a token 10 s in the future',
@@ -249,6 +250,26 @@ describe('the validity window of a token', () => {
     },
   );
 
+  it("a site's own tokenValiditySeconds wins over the global one (the operator sets it per site)", async () => {
+    const now = Date.UTC(2030, 0, 1, 12, 0, 0);
+    const other = { ...TOKEN_SITE, siteId: 'SHORTSITE', tokenValiditySeconds: 60 };
+    const emu = await startEmulator(
+      { sites: [TOKEN_SITE, other], keys: { [CID]: { kid: KID, key: KEY } } },
+      { now: () => now },
+    );
+    try {
+      const aged = new Date(now - 120_000);
+      const long = await postLicense(emu.url, issuer.issue({ cid: CID, timestamp: aged }));
+      expect(long.body['keys']).toHaveLength(1);
+      const short = createTokenIssuer(other).issue({ cid: CID, timestamp: aged });
+      const refused = refusalOf(await postLicense(emu.url, short));
+      expect(refused).toMatchObject({ errorCode: '7011', reason: 'TOKEN_EXPIRED' });
+      expect(refused.detail).toMatch(/valid for 60 s after its timestamp/);
+    } finally {
+      await emu.close();
+    }
+  });
+
   it('tolerates 5 s in the future by default and no more', async () => {
     const now = Date.UTC(2030, 0, 1, 12, 0, 0);
     const emu = await startEmulator(
@@ -265,7 +286,9 @@ describe('the validity window of a token', () => {
         emu.url,
         issuer.issue({ cid: CID, timestamp: new Date(now + 6000) }),
       );
-      expect(refusalOf(early).errorCode).toBe('6001');
+      // The service's table has one code for a timestamp outside the window, either side: 7011;
+      // our reason stays an extra member.
+      expect(refusalOf(early)).toMatchObject({ errorCode: '7011', reason: 'TOKEN_NOT_YET_VALID' });
     } finally {
       await emu.close();
     }

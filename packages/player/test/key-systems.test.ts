@@ -12,6 +12,7 @@ describe('drmTypeFor', () => {
     ['com.apple.fps', 'FairPlay'],
     ['com.apple.fps.1_0', 'FairPlay'],
     ['com.apple.fps.3_0', 'FairPlay'],
+    ['com.huawei.wiseplay', 'Wiseplay'],
     ['org.w3.clearkey', 'Widevine'],
     ['com.example.drm', undefined],
     ['', undefined],

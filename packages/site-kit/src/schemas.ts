@@ -1,6 +1,12 @@
 // @multidrm/site-kit/schemas: the zod schemas of every resource and the helpers that word their
 // errors. Pure: the same in every runtime.
-export { DRM_TYPES, DEFAULT_DRM_TYPE, drmTypeSchema, type DrmType } from './schemas/drm-type.ts';
+export {
+  DRM_TYPES,
+  DEFAULT_DRM_TYPE,
+  drmTypeSchema,
+  canonicalDrmType,
+  type DrmType,
+} from './schemas/drm-type.ts';
 export { formatTimestamp, parseTimestamp, timestampSchema } from './schemas/timestamp.ts';
 export {
   playbackPolicySchema,

@@ -23,3 +23,4 @@ export { FaultPlan, parseFaults, type ActiveFault } from '../faults/fault-plan.t
 export { ConfigError, type EmulatorConfig, type EmulatorConfigInput } from '../config.ts';
 export { FlowEvents, type FlowEvent } from '../events.ts';
 export { LICENSE_PATHS } from '../handler.ts';
+export { CERTIFICATE_PATHS } from '../certificates.ts';

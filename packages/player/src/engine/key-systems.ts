@@ -1,5 +1,5 @@
 /** drm_type values of the license-service spec; `drmTypes` may name others. */
-export type DrmType = 'Widevine' | 'PlayReady' | 'FairPlay' | 'NCG' | (string & {});
+export type DrmType = 'Widevine' | 'PlayReady' | 'FairPlay' | 'NCG' | 'Wiseplay' | (string & {});
 
 // Matched by prefix, first match wins: EME key system strings carry version suffixes
 // (`com.microsoft.playready.recommendation.3000`, `com.apple.fps.1_0`). ClearKey has no drm_type
@@ -10,6 +10,8 @@ const PREFIXES: ReadonlyArray<readonly [string, DrmType]> = [
   ['com.microsoft.playready', 'PlayReady'],
   ['com.chromecast.playready', 'PlayReady'],
   ['com.apple.fps', 'FairPlay'],
+  // The fifth drm_type of the service's newest token builders (2026).
+  ['com.huawei.wiseplay', 'Wiseplay'],
   ['org.w3.clearkey', 'Widevine'],
 ];
 

@@ -30,7 +30,8 @@ Prints a license token (base64 of the token JSON) and a newline. A v2 policy (it
   --access-key KEY      site access key    (or MULTIDRM_ACCESS_KEY)
   --cid CID             content ID (required)
   --user-id USER        user ID (default LICENSETOKEN)
-  --drm-type TYPE       NCG | Widevine | PlayReady | FairPlay (default PlayReady)
+  --drm-type TYPE       NCG | Widevine | PlayReady | FairPlay | Wiseplay, any case
+                        (written in that spelling; default PlayReady)
   --policy JSON|@FILE   v2: {"policy_version":2,"playback_policy":…,"security_policy":[…],"external_key":…}
                         v1: {"playback_policy":…,"security_policy":…,"external_key":…}
   --timestamp TIME      yyyy-mm-ddThh:mm:ssZ (default now)
@@ -56,7 +57,7 @@ TOKEN may be - to read it from standard input.
   --now TIME            check validity at this time instead of now (ISO 8601)
   --validity SECONDS    validity after the timestamp (default 600, the service's current guide;
                         the main spec's older text says 60)
-  --skew SECONDS        allowed clock skew into the future (default 0)
+  --skew SECONDS        allowed clock skew into the future (default 5)
   --hash READING        v1 only: hex-text (default) | raw-digest (v2 always raw digest)
   --json                print one JSON object instead of text
 `,

@@ -17,6 +17,7 @@ export {
   type ParsedCustomData,
 } from '../custom-data/custom-data-rules.ts';
 export { type GatewayHandlerOptions } from '../gateway/handler.ts';
+export { GatewayResponseError, type AnswerProblem } from '../gateway/answer-error.ts';
 export { type GatewayDecision, type XmlExtras } from '../gateway/decision.ts';
 export {
   GATEWAY_ERROR_CODES,

@@ -30,6 +30,7 @@ export {
 export { convertPolicyToV2, type PolicyConversion } from '../token/convert-policy.ts';
 export {
   DEFAULT_VALIDITY_SECONDS,
+  DEFAULT_CLOCK_SKEW_SECONDS,
   type VerifyOptions,
   type VerifiedLicenseToken,
   type VerifiedLicenseTokenV1,

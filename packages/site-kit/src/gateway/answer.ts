@@ -9,7 +9,7 @@ import {
   type PlaybackPolicy,
   type SecurityPolicy,
 } from '../schemas/policy.ts';
-import { timestampSchema } from '../schemas/timestamp.ts';
+import { parseTimestamp, timestampSchema } from '../schemas/timestamp.ts';
 import { buildXml, type XmlElement } from './xml.ts';
 
 /** The spec's success code in both formats. */
@@ -66,9 +66,10 @@ export type GatewayAnswer = JsonGatewayAnswer | XmlGatewayAnswer;
 const jsonCode = z
   .string({ error: mustBe('a string of digits') })
   .regex(/^\d+$/, 'must be a numeric code ("0000" is success)');
+// "a 4-byte code other than 0000": four visible ASCII characters, so "E001" is a site's code too.
 const xmlCode = z
-  .string({ error: mustBe('a string of 4 digits') })
-  .regex(/^\d{4}$/, 'must be 4 digits ("0000" is success)');
+  .string({ error: mustBe('a 4-byte code') })
+  .regex(/^[\x21-\x7e]{4}$/, 'must be a 4-byte code such as "0000" (success) or "E001"');
 const str = z.string({ error: mustBe('a string') });
 
 /** Nonce and playback_policy are demanded of an allowing answer only; a refusal may lack both. */
@@ -128,6 +129,9 @@ const b64bytes16 = str.refine(
   'must be base64 of 16 bytes',
 );
 
+export const PERIOD_END_MESSAGE = 'is required when LIMIT is Y (a limited period needs its end)';
+export const PERIOD_ORDER_MESSAGE = 'must be before PD_END (the period starts before it ends)';
+
 // Attribute names carry the parser's "@_" prefix; they are renamed when the answer is returned.
 export const xmlGatewayAnswerSchema = z
   .strictObject(
@@ -157,9 +161,24 @@ export const xmlGatewayAnswerSchema = z
     },
     { error: mustBe('an element with child elements ERROR, ERRMSG, ..., NONCE') },
   )
-  .superRefine((res, ctx) =>
-    requireOnSuccess(res.ERROR === SUCCESS_CODE, { NONCE: res.NONCE }, ctx, res),
-  );
+  .superRefine((res, ctx) => {
+    requireOnSuccess(res.ERROR === SUCCESS_CODE, { NONCE: res.NONCE }, ctx, res);
+    if (res.ERROR !== SUCCESS_CODE) return;
+    // LIMIT=Y is a limited period: without its end it would be an unlimited license.
+    if (res.LIMIT === 'Y' && res.PD_END === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['PD_END'], message: PERIOD_END_MESSAGE, input: res });
+    }
+    const start = res.PD_START === undefined ? undefined : parseTimestamp(res.PD_START);
+    const end = res.PD_END === undefined ? undefined : parseTimestamp(res.PD_END);
+    if (start !== undefined && end !== undefined && start >= end) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PD_START'],
+        message: PERIOD_ORDER_MESSAGE,
+        input: res,
+      });
+    }
+  });
 
 /** Turns a parsed XML RES element into the answer object with plain attribute names and defaults. */
 export function fromXmlElements(res: z.infer<typeof xmlGatewayAnswerSchema>): XmlGatewayAnswer {
@@ -186,15 +205,23 @@ export function fromXmlElements(res: z.infer<typeof xmlGatewayAnswerSchema>): Xm
   return answer;
 }
 
+/**
+ * The playback_policy a JSON refusal carries. The main spec marks playback_policy required in every
+ * answer, and the service's own gateway samples build each answer from one rule object, so a refusal
+ * carries it too; the spec's defaults (unlimited, streaming) say nothing the refusal does not.
+ */
+export const REFUSAL_PLAYBACK_POLICY = { limit: false, persistent: false } as const;
+
 /** The plaintext the gateway encrypts: JSON in the spec's member order, or the XML RES document. */
 export function serializeGatewayAnswer(answer: GatewayAnswer): string {
   if (answer.format === 'json') {
     const { format: _format, ...fields } = answer;
+    const refusal = fields.error_code !== SUCCESS_CODE;
     return JSON.stringify({
       error_code: fields.error_code,
       error_message: fields.error_message,
       response_user_id: fields.response_user_id,
-      playback_policy: fields.playback_policy,
+      playback_policy: fields.playback_policy ?? (refusal ? REFUSAL_PLAYBACK_POLICY : undefined),
       security_policy: fields.security_policy,
       external_key: fields.external_key,
       nonce: fields.nonce,

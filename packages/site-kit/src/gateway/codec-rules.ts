@@ -1,13 +1,16 @@
+import type * as z from 'zod';
 import { SiteKitError } from '../errors.ts';
 import { readDataParameter } from '../http/form-body.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import {
+  PERIOD_ORDER_MESSAGE,
   fromXmlElements,
   jsonGatewayAnswerSchema,
   xmlGatewayAnswerSchema,
   type GatewayAnswer,
 } from './answer.ts';
 import type { ReadOutcome } from './read-request.ts';
+import { GatewayResponseError, memberPath } from './answer-error.ts';
 import {
   parseJsonGatewayRequest,
   parseXmlGatewayRequest,
@@ -96,8 +99,8 @@ export function checkAnswer(plaintext: string, format: GatewayFormat | undefined
     }
     const parsed = jsonGatewayAnswerSchema.safeParse(json);
     if (!parsed.success) {
-      throw new SiteKitError(
-        code,
+      throw answerError(
+        parsed.error,
         `The JSON gateway answer breaks the spec: ${describeIssues(parsed.error, 'answer')}.`,
       );
     }
@@ -109,12 +112,23 @@ export function checkAnswer(plaintext: string, format: GatewayFormat | undefined
   }
   const parsed = xmlGatewayAnswerSchema.safeParse(doc['RES']);
   if (!parsed.success) {
-    throw new SiteKitError(
-      code,
+    throw answerError(
+      parsed.error,
       `The XML gateway answer breaks the old specification: ${describeIssues(parsed.error, 'RES')}.`,
     );
   }
   return fromXmlElements(parsed.data);
+}
+
+// The first issue decides: the format of a time (the timestamp schema's wording), or its value.
+function answerError(error: z.ZodError, message: string): GatewayResponseError {
+  const first = error.issues[0];
+  const problem = first?.message.startsWith('must have the format')
+    ? 'format'
+    : first?.message === PERIOD_ORDER_MESSAGE
+      ? 'order'
+      : 'value';
+  return new GatewayResponseError(message, memberPath(first?.path ?? []), problem);
 }
 
 /** The answer body's base64, or INVALID_GATEWAY_RESPONSE when it is not text. */

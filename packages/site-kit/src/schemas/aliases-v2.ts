@@ -1,5 +1,6 @@
-// Names some public v2 builders write that mean a standard member. They are read as that member and
-// never written; the reader says so, so a site can tell which builder made a token.
+// Names and layouts some public v2 builders write that mean a standard member (or none). They are
+// read as that member and never written; the reader says so, so a site can tell which builder made a
+// token. The issuer folds them the same way, silently: it writes the canonical form.
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json =>
@@ -34,6 +35,12 @@ export function foldV2Aliases(policy: unknown): { policy: unknown; notes: string
     for (const list of ['mpeg_cenc', 'hls_aes'] as const) {
       const entries = folded[list];
       if (!Array.isArray(entries)) continue;
+      // One builder always writes both lists, the empty one beside the one that holds keys.
+      if (entries.length === 0) {
+        delete folded[list];
+        notes.push(`external_key.${list}: an empty list, read as absent (one builder writes it)`);
+        continue;
+      }
       folded[list] = entries.map((entry: unknown) => {
         if (!isObject(entry) || entry['iv'] !== null) return entry;
         const { iv: _absent, ...rest } = entry;

@@ -40,11 +40,12 @@ const mpegCencKeySchema = obj({
   iv: hex(16).optional(),
 });
 
+// key and iv are what HLS AES needs; key_id is optional (the addendum requires key and iv only).
 const hlsAesKeySchema = obj({
   track_type: trackTypeSchema,
   key: hex(16),
   iv: hex(16),
-  key_id: hex(16),
+  key_id: hex(16).optional(),
 });
 
 const keyList = <T extends z.ZodType>(entry: T) =>
@@ -52,6 +53,7 @@ const keyList = <T extends z.ZodType>(entry: T) =>
     .array(entry, {
       error: mustBe('an array of key entries ([{"track_type":"ALL", ...}]); v1 used one object'),
     })
+    // Readers and the issuer fold an empty list to "absent" first (see aliases-v2.ts).
     .min(1, 'must not be empty: leave the member out instead');
 
 /**
@@ -95,7 +97,12 @@ export function playbackPolicyV2Conflicts(
   policy: PlaybackPolicyV2,
 ): { path: string; message: string }[] {
   const found: { path: string; message: string }[] = [];
-  if (policy.rental_duration !== undefined && policy.persistent !== true) {
+  // 0 is "no rental limit" (one builder writes it by default with persistent false): nothing to apply.
+  if (
+    policy.rental_duration !== undefined &&
+    policy.rental_duration > 0 &&
+    policy.persistent !== true
+  ) {
     found.push({
       path: 'rental_duration',
       message:

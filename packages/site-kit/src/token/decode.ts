@@ -14,9 +14,16 @@ import { describeIssues } from '../schemas/issues.ts';
 export type TokenVersion = 1 | 2;
 
 /** A token's JSON, its version (told by its members) and what a reader should know about it. */
-export type ReadLicenseToken =
-  | { version: 1; fields: LicenseTokenV1; warnings: string[] }
-  | { version: 2; fields: LicenseTokenV2; warnings: string[] };
+export type ReadLicenseToken = (
+  { version: 1; fields: LicenseTokenV1 } | { version: 2; fields: LicenseTokenV2 }
+) & {
+  warnings: string[];
+  /**
+   * drm_type exactly as the token carries it (undefined when absent): the hash covers this text, and
+   * `fields.drm_type` is its canonical spelling.
+   */
+  drmTypeAsSent: string | undefined;
+};
 
 /**
  * Reads the token JSON out of a token string and checks each field's form. Needs no keys and proves
@@ -33,14 +40,27 @@ export function decodeLicenseToken(token: string): LicenseToken {
 export function readLicenseToken(token: string): ReadLicenseToken {
   const json = parseJson(token);
   const version = versionOf(json);
+  const sent = json['drm_type'];
+  const drmTypeAsSent = typeof sent === 'string' ? sent : undefined;
   if (version === 1) {
     const parsed = licenseTokenV1Schema.safeParse(json);
     if (!parsed.success) throw invalidField(parsed.error.issues, describeIssues(parsed.error, ''));
-    return { version, fields: parsed.data, warnings: [] };
+    const warnings = caseWarning(drmTypeAsSent, parsed.data.drm_type);
+    return { version, fields: parsed.data, warnings, drmTypeAsSent };
   }
   const parsed = parseTolerant(licenseTokenV2Schema, json, '');
   if (!parsed.success) throw invalidField(parsed.issues, parsed.message);
-  return { version, fields: parsed.data, warnings: parsed.warnings };
+  const warnings = [...caseWarning(drmTypeAsSent, parsed.data.drm_type), ...parsed.warnings];
+  return { version, fields: parsed.data, warnings, drmTypeAsSent };
+}
+
+// The service's own player samples ship demo tokens with "widevine": read, and said.
+function caseWarning(sent: string | undefined, canonical: string | undefined): string[] {
+  return sent !== undefined && sent !== canonical
+    ? [
+        `drm_type: "${sent}" read as "${canonical}" (writers write that spelling; the hash covers the text as sent)`,
+      ]
+    : [];
 }
 
 function parseJson(token: string): Record<string, unknown> {

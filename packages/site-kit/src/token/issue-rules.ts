@@ -5,6 +5,7 @@ import { DEFAULT_DRM_TYPE, DRM_TYPES, drmTypeSchema, type DrmType } from '../sch
 import { describeIssues } from '../schemas/issues.ts';
 import { tokenPolicySchema, type TokenPolicy } from '../schemas/policy.ts';
 import { foldV2Aliases } from '../schemas/aliases-v2.ts';
+import { upperCaseHexPaths } from '../schemas/hex-case.ts';
 import {
   playbackPolicyV2Conflicts,
   tokenPolicyV2Schema,
@@ -223,7 +224,23 @@ function parsePolicy(policy: unknown): TokenPolicy | TokenPolicyV2 {
   if (!parsed.success) {
     throw new SiteKitError('INVALID_POLICY', describeIssues(parsed.error, 'policy'));
   }
+  refuseUpperCaseHex(parsed.data.external_key);
   return parsed.data;
+}
+
+/** Writers write lower-case hex: the service's builders refuse upper case (their error 1040). */
+function refuseUpperCaseHex(externalKey: unknown): void {
+  const upper = upperCaseHexPaths(externalKey, 'policy.external_key');
+  if (upper.length === 0) return;
+  throw new SiteKitError(
+    'INVALID_POLICY',
+    upper
+      .map(
+        (path) =>
+          `${path}: must be lower-case hex (the service's token builders refuse upper case)`,
+      )
+      .join('; '),
+  );
 }
 
 function parsePolicyV2(policy: unknown): TokenPolicyV2 {
@@ -231,6 +248,7 @@ function parsePolicyV2(policy: unknown): TokenPolicyV2 {
   if (!parsed.success) {
     throw new SiteKitError('INVALID_POLICY', describeIssues(parsed.error, 'policy'));
   }
+  refuseUpperCaseHex(parsed.data.external_key);
   const conflicts = playbackPolicyV2Conflicts(parsed.data.playback_policy ?? {});
   if (conflicts.length > 0) {
     throw new SiteKitError(

@@ -13,6 +13,12 @@ import {
   type TokenPolicyV2,
 } from '../schemas/policy-v2.ts';
 import { parseTolerant } from '../schemas/tolerant.ts';
+import { upperCaseHexPaths } from '../schemas/hex-case.ts';
+
+const upperCaseNotes = (externalKey: unknown): string[] =>
+  upperCaseHexPaths(externalKey, 'policy.external_key').map(
+    (path) => `${path}: upper-case hex, read as lower case (writers write lower case)`,
+  );
 
 /**
  * A decrypted policy as the license service reads it: v1 with the spec's precedence rules as
@@ -26,9 +32,12 @@ export function readPolicyV1(json: unknown): { policy: TokenPolicy; warnings: st
       `The token data breaks the spec: ${describeIssues(parsed.error, 'policy')}.`,
     );
   }
-  const warnings = playbackPolicyConflicts(parsed.data.playback_policy ?? {}).map(
-    (c) => `playback_policy.${c.path} ${c.message}`,
-  );
+  const warnings = [
+    ...playbackPolicyConflicts(parsed.data.playback_policy ?? {}).map(
+      (c) => `playback_policy.${c.path} ${c.message}`,
+    ),
+    ...upperCaseNotes(parsed.data.external_key),
+  ];
   return { policy: parsed.data, warnings };
 }
 
@@ -47,6 +56,7 @@ export function readPolicyV2(json: unknown): { policy: TokenPolicyV2; warnings: 
     ...parsed.warnings,
     ...playbackPolicyV2Conflicts(playback).map((c) => `playback_policy.${c.path} ${c.message}`),
     ...playbackPolicyV2Notes(playback),
+    ...upperCaseNotes(parsed.data.external_key),
   ];
   return { policy: parsed.data, warnings };
 }

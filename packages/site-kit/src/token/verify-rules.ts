@@ -17,9 +17,12 @@ import { checkAccessKey, checkHashEncoding } from './keys.ts';
 /** The service's current guide: a token is valid for 600 s after its timestamp (the main spec: 60). */
 export const DEFAULT_VALIDITY_SECONDS = 600;
 
+/** The tolerance for a timestamp in the future: small but not zero (the wire addendum, 4). */
+export const DEFAULT_CLOCK_SKEW_SECONDS = 5;
+
 /**
- * The site's keys and the time rules a token is verified with (defaults: validity 600 s, no clock
- * skew).
+ * The site's keys and the time rules a token is verified with (defaults: validity 600 s, clock
+ * skew {@link DEFAULT_CLOCK_SKEW_SECONDS}).
  */
 export interface VerifyOptions {
   siteKey: SiteKeyInput;
@@ -33,7 +36,10 @@ export interface VerifyOptions {
    * main spec's older text says 60).
    */
   validitySeconds?: number;
-  /** How far in the future a timestamp may lie; default 0. */
+  /**
+   * How far in the future a timestamp may lie; default 5 (the wire addendum: "small but not zero";
+   * the emulator's default too), so a site clock a little ahead does not fail every token.
+   */
   clockSkewSeconds?: number;
   /** How a v1 token's hash is encoded; v2 tokens always use the raw digest. */
   hashEncoding?: HashEncoding;
@@ -86,7 +92,8 @@ export function verifySettings(options: Omit<VerifyOptions, 'now' | 'siteKey'>):
     hashEncoding: checkHashEncoding(options.hashEncoding),
     validityMs:
       seconds(options.validitySeconds, DEFAULT_VALIDITY_SECONDS, 'validitySeconds') * 1000,
-    skewMs: seconds(options.clockSkewSeconds, 0, 'clockSkewSeconds') * 1000,
+    skewMs:
+      seconds(options.clockSkewSeconds, DEFAULT_CLOCK_SKEW_SECONDS, 'clockSkewSeconds') * 1000,
   };
 }
 
@@ -104,7 +111,7 @@ export function checkSite(settings: VerifySettings, read: ReadLicenseToken): voi
 export function hashedOf(read: ReadLicenseToken): HashedFields & { hash: string } {
   const fields = read.fields;
   const data = read.version === 1 ? read.fields.token : read.fields.policy;
-  return { ...fields, drm_type: fields.drm_type ?? DEFAULT_DRM_TYPE, token: data };
+  return { ...fields, drm_type: read.drmTypeAsSent ?? DEFAULT_DRM_TYPE, token: data };
 }
 
 /** The encoding a token of this version is hashed with. */
@@ -210,7 +217,12 @@ export function verifiedToken(
     fields.drm_type === undefined ? ['drm_type is absent: "PlayReady" was assumed'] : [];
   if (read.version === 1) {
     const { policy, warnings } = readPolicyV1(policyJson);
-    return { ...common, version: 1, policy, warnings: [...warnings, ...absentDrmType] };
+    return {
+      ...common,
+      version: 1,
+      policy,
+      warnings: [...read.warnings, ...warnings, ...absentDrmType],
+    };
   }
   const { policy, warnings } = readPolicyV2(policyJson);
   return {

@@ -275,7 +275,8 @@ describe('multidrm encrypt / decrypt', () => {
 });
 
 describe('multidrm help and usage', () => {
-  it('every command has --help', async () => {
+  // Each of these spawns several real CLI processes in turn; a busy machine needs more than 5 s.
+  it('every command has --help', { timeout: 30_000 }, async () => {
     for (const command of [
       ['--help'],
       ['token', 'create', '--help'],
@@ -287,10 +288,9 @@ describe('multidrm help and usage', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/Usage/);
     }
-    // Five CLI processes one after another: over 5 s on a busy 2-core machine.
-  }, 30_000);
+  });
 
-  it('exits 2 for an unknown command, and with usage for none', async () => {
+  it('exits 2 for an unknown command, and with usage for none', { timeout: 30_000 }, async () => {
     expect(await cli(['frobnicate'])).toMatchObject({
       code: 2,
       stderr: 'error USAGE: unknown command "frobnicate" (see: multidrm --help)\n',

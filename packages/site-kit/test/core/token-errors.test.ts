@@ -71,8 +71,8 @@ describe('verifyLicenseToken errors', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ ...json, cid: undefined }, /cid: is required/],
       [
-        { ...json, drm_type: 'widevine' },
-        /drm_type: must be one of "NCG", "Widevine", "PlayReady", "FairPlay"/,
+        { ...json, drm_type: 'Marlin' },
+        /drm_type: must be one of "NCG", "Widevine", "PlayReady", "FairPlay", "Wiseplay" \(any case\)/,
       ],
       [
         { ...json, timestamp: '2026-03-01 12:00:00' },
@@ -151,12 +151,16 @@ describe('verifyLicenseToken errors', () => {
 
   it('TOKEN_NOT_YET_VALID unless within the allowed clock skew', () => {
     expectTokenError(
-      () => verifyLicenseToken(good, { ...keys, now: AT - 5_000 }),
+      () => verifyLicenseToken(good, { ...keys, now: AT - 6_000 }),
       'TOKEN_NOT_YET_VALID',
-      /5 s in the future .*allowed clock skew 0 s/,
+      /6 s in the future .*allowed clock skew 5 s/,
     );
-    expect(verifyLicenseToken(good, { ...keys, clockSkewSeconds: 5, now: AT - 5_000 }).cid).toBe(
-      'movie',
+    // The default tolerance is small but not zero (the wire addendum): 5 s.
+    expect(verifyLicenseToken(good, { ...keys, now: AT - 5_000 }).cid).toBe('movie');
+    expectTokenError(
+      () => verifyLicenseToken(good, { ...keys, clockSkewSeconds: 0, now: AT - 1_000 }),
+      'TOKEN_NOT_YET_VALID',
+      /1 s in the future .*allowed clock skew 0 s/,
     );
   });
 

@@ -66,7 +66,7 @@ describe('gateway-mode custom data', () => {
     expect(noSite.code).toBe('INVALID_CUSTOM_DATA');
     expect(noSite.message).toContain('custom_data.site_id: is required');
     const badDrm = failure(() =>
-      readCustomDataEnvelope(b64json({ drm_type: 'ncg', site_id: 'S', data: 'AAAA' })),
+      readCustomDataEnvelope(b64json({ drm_type: 'Marlin', site_id: 'S', data: 'AAAA' })),
     );
     expect(badDrm.message).toContain('custom_data.drm_type: must be one of');
   });

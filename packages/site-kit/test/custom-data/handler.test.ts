@@ -37,7 +37,7 @@ describe('custom data handler', () => {
   it('answers the refusal and bad requests like the token endpoint', async () => {
     const refused = await post({ cid: 'movie-1', drm_type: 'PlayReady' });
     expect([refused.status, await refused.text()]).toEqual([401, 'Sign in first.']);
-    const bad = await post({ cid: 'movie-1', drm_type: 'playready' }, 'session=ok');
+    const bad = await post({ cid: 'movie-1', drm_type: 'Marlin' }, 'session=ok');
     expect(bad.status).toBe(400);
   });
 

@@ -63,7 +63,15 @@ const xmlRows: [string, string, boolean][] = [
   ['ERROR 4031', '<ERROR>4031</ERROR><ERRMSG>no</ERRMSG>', true],
   ['ERROR of 3 digits', '<ERROR>403</ERROR><ERRMSG>no</ERRMSG>', false],
   ['ERROR of 5 digits', '<ERROR>40310</ERROR><ERRMSG>no</ERRMSG>', false],
-  ['ERROR with a letter', '<ERROR>40a1</ERROR><ERRMSG>no</ERRMSG>', false],
+  // "a 4-byte code other than 0000": letters are bytes too.
+  ['ERROR with a letter', '<ERROR>E001</ERROR><ERRMSG>no</ERRMSG>', true],
+  ['ERROR with a space', '<ERROR>E 01</ERROR><ERRMSG>no</ERRMSG>', false],
+  ['LIMIT Y without PD_END', '<ERROR>0000</ERROR><ERRMSG>ok</ERRMSG><LIMIT>Y</LIMIT>', false],
+  [
+    'PD_START not before PD_END',
+    '<ERROR>0000</ERROR><ERRMSG>ok</ERRMSG><LIMIT>Y</LIMIT><PD_START>2026-03-01T12:00:00Z</PD_START><PD_END>2026-03-01T12:00:00Z</PD_END>',
+    false,
+  ],
   ['PC HDCP 1', '<ERROR>0000</ERROR><ERRMSG>ok</ERRMSG><PC HDCP="1"/>', true],
   ['PC HDCP 2', '<ERROR>0000</ERROR><ERRMSG>ok</ERRMSG><PC HDCP="2"/>', false],
   ['PC HDCP -1', '<ERROR>0000</ERROR><ERRMSG>ok</ERRMSG><PC HDCP="-1"/>', false],

@@ -48,6 +48,7 @@ describe('gateway failure codes', () => {
       format: 'json',
       error_code: '401',
       error_message: 'sign in',
+      playback_policy: { limit: false, persistent: false },
       nonce: 'n1',
     });
   });

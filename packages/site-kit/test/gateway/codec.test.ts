@@ -119,7 +119,7 @@ describe('request bodies', () => {
     expect(codeOf(() => decodeGatewayRequest('other=1', KEY))).toBe('INVALID_GATEWAY_REQUEST');
     expect(codeOf(() => decodeGatewayRequest(v.form_body, 'b'.repeat(32)))).toBe('DECRYPT_FAILED');
     expect(codeOf(() => decodeGatewayRequest('data=%25%25', KEY))).toBe('INVALID_BASE64');
-    const broken = `data=${encodeURIComponent(encrypt('{"user_id":"u","cid":"c","nonce":"n","drm_type":"widevine"}', KEY))}`;
+    const broken = `data=${encodeURIComponent(encrypt('{"user_id":"u","cid":"c","nonce":"n","drm_type":"Marlin"}', KEY))}`;
     const error = failure(() => decodeGatewayRequest(broken, KEY));
     expect(error.code).toBe('INVALID_GATEWAY_REQUEST');
     expect(error.message).toContain('request.drm_type: must be one of');

@@ -101,6 +101,8 @@ describe('gateway handler: answers', () => {
       format: 'json',
       error_code: '1111',
       error_message: 'not paid',
+      // The main spec marks playback_policy required; a refusal carries the spec's defaults.
+      playback_policy: { limit: false, persistent: false },
       nonce: 'nonce-json',
     });
   });
@@ -214,12 +216,13 @@ describe('gateway handler: answers', () => {
 describe('gateway handler: encrypted errors', () => {
   it('answers a request that breaks the schema with 9001 and the nonce it could read', async () => {
     const { post, events, seen } = setup(() => allow());
-    const body = encrypt('{"user_id":"u","cid":"c","nonce":"n-1","drm_type":"widevine"}', KEY);
+    const body = encrypt('{"user_id":"u","cid":"c","nonce":"n-1","drm_type":"Marlin"}', KEY);
     const answer = await answerOf(await post(body), 'json');
     expect(answer).toEqual({
       format: 'json',
       error_code: '9001',
       error_message: 'invalid gateway request',
+      playback_policy: { limit: false, persistent: false },
       nonce: 'n-1',
     });
     expect(seen).toEqual([]);

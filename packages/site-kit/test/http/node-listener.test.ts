@@ -97,6 +97,7 @@ describe('gateway round trip over node:http', () => {
           format: 'json',
           error_code: '4001',
           error_message: 'no rights to paid-1',
+          playback_policy: { limit: false, persistent: false },
           nonce: 'n-2',
         }),
     },

@@ -43,11 +43,11 @@ describe('telling v1 from v2', () => {
   });
 
   it('INVALID_FIELD names the failing member, so a bad drm_type can be told apart', () => {
-    const error = failure(() => readLicenseToken(b64({ ...json(v2), drm_type: 'widevine' })));
+    const error = failure(() => readLicenseToken(b64({ ...json(v2), drm_type: 'Marlin' })));
     expect(error).toBeInstanceOf(TokenError);
     expect((error as TokenError).field).toBe('drm_type');
     expect(error.message).toMatch(
-      /drm_type: must be one of "NCG", "Widevine", "PlayReady", "FairPlay"/,
+      /drm_type: must be one of "NCG", "Widevine", "PlayReady", "FairPlay", "Wiseplay" \(any case\), got "Marlin"/,
     );
     const format = failure(() => readLicenseToken(b64({ ...json(v2), response_format: 'xml' })));
     expect((format as TokenError).field).toBe('response_format');

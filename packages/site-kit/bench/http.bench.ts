@@ -199,8 +199,15 @@ export default async function (): Promise<void> {
     const vsBare = kind === 'bare' ? undefined : ratio(runs[kind], runs.bare);
     const reference = references[kind];
     const vsRef = reference === undefined ? undefined : ratio(runs[kind], runs[reference]);
-    const cell = (r: typeof vsBare) =>
-      r === undefined ? '' : 'value' in r ? `${r.value.toFixed(2)}x` : r.refused;
+    // Beside the throughput ratio, the CPU one (reference µs per request / this server's): what one
+    // core could serve, which moves less with the machine's load.
+    const cpuVs = (other: Kind) => (figures(runs[other]).cpu / f.cpu).toFixed(2);
+    const cell = (r: typeof vsBare, other: Kind) =>
+      r === undefined
+        ? ''
+        : 'value' in r
+          ? `${r.value.toFixed(2)}x (CPU ${cpuVs(other)}x)`
+          : r.refused;
     let goalCell = '';
     if (reference !== undefined && vsRef !== undefined) {
       const what = `${NAMES[kind]} vs ${NAMES[reference]}`;
@@ -224,8 +231,8 @@ export default async function (): Promise<void> {
         f.cpu.toFixed(1),
         `${f.load.toFixed(1)} (${f.loadUser.toFixed(1)})`,
         `${(f.elu * 100).toFixed(0)} %`,
-        cell(vsBare),
-        cell(vsRef),
+        cell(vsBare, 'bare'),
+        cell(vsRef, reference ?? 'bare'),
         String(f.failures),
         goalCell,
       ].join(' | ')} |`,

@@ -109,6 +109,11 @@ export interface RunFigures {
   loadUserMicros: number;
   /** Event-loop utilisation of the server over the run: >= SATURATED_ELU means it was the bottleneck. */
   elu: number;
+  /**
+   * The server's CPU time over the run's wall time: near 1 for a saturated server that had a core
+   * to itself; less when other processes of the machine took turns on its core.
+   */
+  onCpu: number;
   /** Socket errors and non-2xx answers. */
   failures: number;
 }
@@ -204,6 +209,7 @@ export async function measure(
     loadCpuMicros: cpuMicros / requests,
     loadUserMicros: userMicros / requests,
     elu: active / (active + idle),
+    onCpu: (after.cpuMicros - before.cpuMicros) / durationMicros,
     failures,
   };
 }
@@ -222,6 +228,7 @@ export function figures(runs: readonly RunFigures[]): {
   load: number;
   loadUser: number;
   elu: number;
+  onCpu: number;
   failures: number;
 } {
   return {
@@ -232,25 +239,38 @@ export function figures(runs: readonly RunFigures[]): {
     load: median(runs.map((r) => r.loadCpuMicros)),
     loadUser: median(runs.map((r) => r.loadUserMicros)),
     elu: median(runs.map((r) => r.elu)),
+    onCpu: median(runs.map((r) => r.onCpu)),
     failures: runs.reduce((n, r) => n + r.failures, 0),
   };
 }
 
+/** Below this share of a core, a saturated server's requests/s measured the machine's other work. */
+export const OWN_CORE = 0.8;
+
 /**
- * The median of per-round throughput ratios, or the reason there is none: a ratio to a reference
- * that was not saturated measures the load generator, not the servers.
+ * The median of per-round throughput ratios; or, when the machine was so busy that the servers did
+ * not get a core of their own (on-CPU < OWN_CORE), the ratio of CPU time per request (reference's /
+ * this one's), which is what one core could serve; or the reason there is none: a ratio to a
+ * reference that was not saturated measures the load generator, not the servers.
  */
 export function ratio(
   runs: readonly RunFigures[],
   reference: readonly RunFigures[],
-): { value: number } | { refused: string } {
+): { value: number; basis: 'req/s' | 'CPU' } | { refused: string } {
   const unsaturated = reference.filter((r) => r.elu < SATURATED_ELU).length;
   if (unsaturated > reference.length / 2) {
     return {
       refused: `no ratio: the reference was not saturated (event loop ${(figures(reference).elu * 100).toFixed(0)} % busy in most rounds, < ${SATURATED_ELU * 100} %)`,
     };
   }
-  return { value: median(runs.map((r, i) => r.rps / (reference[i]?.rps ?? Number.NaN))) };
+  const onCpu = Math.min(figures(runs).onCpu, figures(reference).onCpu);
+  if (onCpu < OWN_CORE) {
+    return { value: figures(reference).cpu / figures(runs).cpu, basis: 'CPU' };
+  }
+  return {
+    value: median(runs.map((r, i) => r.rps / (reference[i]?.rps ?? Number.NaN))),
+    basis: 'req/s',
+  };
 }
 
 /** The bare reference: reads the body, answers a short text. The least any endpoint does. */

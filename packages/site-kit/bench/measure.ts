@@ -12,6 +12,15 @@ export function compare(
   );
 }
 
+// The clock of a slice is this thread's CPU time, not the wall's: on a machine shared with other
+// work the thread is descheduled for whole milliseconds, which a wall clock would charge to whichever
+// candidate happened to run (one busy moment moved a ratio by 30 %). CPU time still counts what the
+// candidate itself costs, its garbage collection on this thread included.
+const cpuMs = () => {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+};
+
 /** `compare`, every round's rate kept: ratios taken within a round pair slices run side by side. */
 export function compareRounds(
   candidates: Record<string, (i: number) => unknown>,
@@ -26,12 +35,12 @@ export function compareRounds(
   for (let round = 0; round < rounds; round++) {
     for (const [name, fn] of Object.entries(candidates)) {
       let count = 0;
-      const start = performance.now();
+      const start = cpuMs();
       let elapsed = 0;
       while (elapsed < sliceMs) {
         for (let j = 0; j < 200; j++) fn(n++);
         count += 200;
-        elapsed = performance.now() - start;
+        elapsed = cpuMs() - start;
       }
       rates[name]?.push((count / elapsed) * 1000);
     }

@@ -1,7 +1,9 @@
-// Token issuing and verification against the bare crypto floor for the same work, in one run. The
-// candidates run in alternating 150 ms slices over 9 rounds (measure.ts); each ratio is taken within
-// a round, slice beside slice, and the median of the rounds' ratios is printed, so that a burst of
-// load from elsewhere on the machine moves the floor and the candidate alike. ops/s: best round.
+// Token issuing and verification against the bare crypto floor for the same work and against the
+// node:crypto limit (the crypto alone, every input ready), in one run. The candidates run in
+// alternating slices of 150 ms of this thread's CPU time over 9 rounds (measure.ts); each ratio is
+// taken within a round, slice beside slice, and the median of the rounds' ratios is printed, so that
+// load from elsewhere on the machine moves the floor and the candidate alike. ops/s: best round, per
+// CPU second.
 // The measurement runs in a child process of its own: `pnpm bench` runs every module in one process,
 // and what ran before (a bundler's heap, other code's type feedback) would weigh on whichever
 // candidate shares code with it.
@@ -47,6 +49,20 @@ function floor(i: number): string {
   return Buffer.from(json).toString('base64');
 }
 
+// The limit: what node:crypto alone needs for a token, every input ready: 12 AES-256-CBC blocks (a
+// policy's size) on a context made once, one SHA-256 of the hash input, base64 of the token JSON.
+// Nothing an issuer can skip; a fresh policy costs what it costs beyond this in checks and text.
+const cipher = createCipheriv('aes-256-cbc', key, IV).setAutoPadding(false);
+const blocks = Buffer.alloc(12 * 16, 0x41);
+const hashInput =
+  site.accessKey + 'Widevine' + site.siteId + 'user' + 'movie' + 'x'.repeat(256) + TS;
+const tokenJsonBytes = Buffer.alloc(520, 0x42);
+function limit(): string {
+  const field = cipher.update(blocks).toString('base64');
+  const h = hash('sha256', hashInput + field.length, 'base64');
+  return tokenJsonBytes.toString('base64') + h;
+}
+
 type Rounds = Record<string, number[]>;
 
 function measure(): Rounds {
@@ -61,6 +77,7 @@ function measure(): Rounds {
   return compareRounds(
     {
       floor,
+      limit,
       fresh: (i) => issue(policyFor(i)),
       cached: () => issue(fixed),
       prepared: () => issue(prepared),
@@ -96,14 +113,29 @@ export default async function run(): Promise<void> {
     median((rounds[name] ?? []).map((rate, i) => rate / (floorRates[i] ?? Number.NaN)));
   const fresh = speed('fresh');
   const cached = speed('cached');
+  // Cost relative to the limit, round by round: 1.6 is 60 % more time per token than the limit.
+  const overLimit = median(
+    (rounds['fresh'] ?? []).map((rate, i) => (rounds['limit']?.[i] ?? Number.NaN) / rate),
+  );
   table([
     ['work', 'ops/s', 'vs floor (median of rounds)', 'goal'],
-    ['crypto floor (AES + SHA-256 + JSON + base64)', fmt(best('floor')), '1.00x', ''],
+    [
+      'crypto floor (createCipheriv, AES, SHA-256, JSON, base64 per token)',
+      fmt(best('floor')),
+      '1.00x',
+      '',
+    ],
+    [
+      'node:crypto limit (12 AES blocks on one context + SHA-256 + base64)',
+      fmt(best('limit')),
+      `${speed('limit').toFixed(2)}x throughput`,
+      '',
+    ],
     [
       'issue, a new policy object every token',
       fmt(best('fresh')),
-      `cost ${(1 / fresh).toFixed(2)}x`,
-      goal(1 / fresh <= 1, 'cost <= 1.0x', 'token issue, new policy'),
+      `cost ${(1 / fresh).toFixed(2)}x floor, ${overLimit.toFixed(2)}x limit`,
+      goal(overLimit <= 1.6, 'cost <= 1.6x the limit', 'token issue, new policy'),
     ],
     [
       'issue, the same policy object again',

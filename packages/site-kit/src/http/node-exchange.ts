@@ -15,10 +15,31 @@ export function nodeExchange(req: IncomingMessage): Exchange {
     readBody: (maxBytes) => readNodeBody(req, maxBytes),
     // Without the body, which the handler has read already (as on the web path, where it is used).
     request() {
-      request ??= toWebRequest(req, undefined);
+      request ??= lazyRequest(() => toWebRequest(req, undefined));
       return request;
     },
   };
+}
+
+/**
+ * A Request that is built on first use: an `authorize` that never looks at its request (or a
+ * refusal before it) does not pay for one, and a web Request costs more to build than the rest of
+ * a token answer's bookkeeping. Everything a handler reads (headers, url, method, clone(), ...)
+ * comes from the real Request, methods bound to it; `instanceof Request` holds. As with
+ * @hono/node-server's lightweight request, Request's own constructor and fetch() read private state
+ * and refuse it: forward `request.clone()`, which is a real Request.
+ */
+function lazyRequest(build: () => Request): Request {
+  let real: Request | undefined;
+  const target = (): Request => (real ??= build());
+  return new Proxy(Object.create(Request.prototype) as Request, {
+    get(_, name) {
+      const request = target();
+      const value: unknown = Reflect.get(request, name, request);
+      return typeof value === 'function' ? value.bind(request) : value;
+    },
+    has: (_, name) => Reflect.has(target(), name),
+  });
 }
 
 /**

@@ -2,6 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGatewayHandler,
+  createTokenHandler,
+  createTokenVerifier,
   decodeGatewayResponse,
   encodeGatewayRequest,
   toNodeListener,
@@ -207,6 +209,46 @@ describe('toNodeListener', () => {
       read = 0;
       const small = await fetch(server.url, { method: 'POST', body: 'abc' });
       expect(await small.text()).toBe('read 3');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("gives a site handler's authorize a Request that reads like the real one, and clones to one", async () => {
+    const site = {
+      siteId: 'NODE',
+      siteKey: KEY,
+      accessKey: 'LT2FVJDp2Xr018zf4Di6lzvNOv3DKP20',
+    };
+    const seen: string[] = [];
+    const server = await listen(
+      toNodeListener(
+        createTokenHandler({
+          ...site,
+          authorize: async (request) => {
+            const forwarded = new Request(request.clone());
+            seen.push(
+              String(request instanceof Request),
+              request.method,
+              new URL(request.url).pathname,
+              request.headers.get('cookie') ?? '',
+              forwarded.headers.get('cookie') ?? '',
+            );
+            return { allow: true, userId: 'user-1' };
+          },
+        }),
+      ),
+    );
+    try {
+      const response = await fetch(`${server.url}/token`, {
+        method: 'POST',
+        body: JSON.stringify({ cid: 'movie-1', drm_type: 'Widevine' }),
+        headers: { 'content-type': 'application/json', cookie: 'sid=abc' },
+      });
+      expect(response.status).toBe(200);
+      expect(seen).toEqual(['true', 'POST', '/token', 'sid=abc', 'sid=abc']);
+      const verified = createTokenVerifier(site).verify(await response.text());
+      expect(verified.userId).toBe('user-1');
     } finally {
       await server.close();
     }

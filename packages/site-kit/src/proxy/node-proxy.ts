@@ -1,0 +1,12 @@
+import type { WebHandler } from '../http/web.ts';
+import { createTokenIssuer } from '../token/issuer.ts';
+import { createLicenseProxyWith } from './handler.ts';
+import type { LicenseProxyOptions } from './options.ts';
+
+// The proxy on node:crypto (Node, Bun, Deno); web-proxy.ts has the same name on Web Crypto, and
+// package.json's export conditions choose between them.
+
+/** The site's license proxy (see LicenseProxyOptions); issues with the synchronous issuer. */
+export function createLicenseProxy(options: LicenseProxyOptions): WebHandler {
+  return createLicenseProxyWith(createTokenIssuer, options);
+}

@@ -11,18 +11,25 @@ import { eventEmitter, type LicenseProxyEvent } from './events.ts';
 import { checkProxyOptions, type LicenseProxyOptions } from './options.ts';
 import { readBytesLimited } from './read-bytes.ts';
 import { readProxyRequest, type ProxyRequest } from './request.ts';
-import { callUpstream, type Fetch, type UpstreamAnswer, type UpstreamCall } from './upstream.ts';
+import {
+  fetchTransport,
+  type Transport,
+  type UpstreamAnswer,
+  type UpstreamCall,
+} from './upstream.ts';
 import { readAnswer } from './unwrap.ts';
 
 /**
  * The site's license proxy: the player posts its license request here (`?drmType=&cid=`), the site
  * decides from its own session, and the proxy forwards the body unchanged with a token it issued
  * (v2 by default) to the fixed license URL, then relays the service's answer. The token never
- * reaches the browser. `makeIssuer` is the crypto in use (node:crypto or Web Crypto).
+ * reaches the browser. `makeIssuer` is the crypto in use (node:crypto or Web Crypto); `transport`
+ * how the service is called when the site gives no `fetch` of its own.
  */
 export function createLicenseProxyWith(
   makeIssuer: (credentials: SiteCredentials) => IssuesTokens,
   options: LicenseProxyOptions,
+  defaultTransport: () => Transport = () => fetchTransport((request) => fetch(request)),
 ): WebHandler {
   const config = checkProxyOptions(options);
   const { siteId, siteKey, accessKey, hashEncoding } = options;
@@ -31,7 +38,8 @@ export function createLicenseProxyWith(
   const cors = createProxyCors(options.cors, config.forwardHeaders);
   const emit = eventEmitter(options.onEvent);
   const watching = options.onEvent !== undefined;
-  const fetcher: Fetch = options.fetch ?? ((request) => fetch(request));
+  const transport =
+    options.fetch === undefined ? defaultTransport() : fetchTransport(options.fetch);
   const { authorize } = options;
   const limits = { deadlineMs: config.upstreamMs, maxAnswerBytes: config.maxAnswerBytes };
 
@@ -161,7 +169,7 @@ export function createLicenseProxyWith(
       });
       const call = await upstreamCall(request, asked);
       const started = Date.now();
-      const answer = await callUpstream(fetcher, call, limits);
+      const answer = await transport(call, limits);
       const read =
         config.unwrapJson || watching
           ? readAnswer(answer, asked.drm.drmType, config.unwrapJson)

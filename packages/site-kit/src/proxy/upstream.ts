@@ -25,20 +25,58 @@ export type Fetch = (request: Request) => Promise<Response>;
  * One exchange with the license service, under one deadline that covers connecting, the answer's
  * head and its whole body: a service that answers slowly or trickles its body is cut at the
  * deadline. Redirects are not followed (the site fixed where requests go); the answer is read up to
- * `maxAnswerBytes`.
+ * `maxAnswerBytes`. Failures are ProxyFailures (upstreamFailure).
  */
-export async function callUpstream(
+export type Transport = (call: UpstreamCall, limits: UpstreamLimits) => Promise<UpstreamAnswer>;
+
+/** The failures every transport answers, worded once. */
+export function upstreamFailure(
+  kind: 'timeout' | 'unreachable' | 'broken' | 'redirect' | 'too-large',
+  limits: UpstreamLimits,
+  status?: number,
+): ProxyFailure {
+  switch (kind) {
+    case 'timeout':
+      return new ProxyFailure(
+        'UPSTREAM_TIMEOUT',
+        `The license service did not answer within ${limits.deadlineMs} ms; try again.`,
+      );
+    case 'unreachable':
+      return new ProxyFailure(
+        'UPSTREAM_UNREACHABLE',
+        'The license service could not be reached; try again later.',
+      );
+    case 'broken':
+      return new ProxyFailure(
+        'UPSTREAM_UNREACHABLE',
+        'The connection to the license service broke while it answered; try again.',
+      );
+    case 'redirect':
+      return new ProxyFailure(
+        'UPSTREAM_BAD_ANSWER',
+        `The license service answered a redirect (${status}), which the proxy does not follow.`,
+      );
+    case 'too-large':
+      return new ProxyFailure(
+        'UPSTREAM_ANSWER_TOO_LARGE',
+        `The license service's answer is over the limit of ${limits.maxAnswerBytes} bytes.`,
+      );
+  }
+}
+
+/** The transport over a web fetch: Workers, Deno Deploy, or the site's own `fetch` option. */
+export function fetchTransport(fetcher: Fetch): Transport {
+  return (call, limits) => callUpstream(fetcher, call, limits);
+}
+
+async function callUpstream(
   fetcher: Fetch,
   call: UpstreamCall,
   limits: UpstreamLimits,
 ): Promise<UpstreamAnswer> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), limits.deadlineMs);
-  const timedOut = () =>
-    new ProxyFailure(
-      'UPSTREAM_TIMEOUT',
-      `The license service did not answer within ${limits.deadlineMs} ms; try again.`,
-    );
+  const timedOut = () => upstreamFailure('timeout', limits);
   try {
     let response: Response;
     try {
@@ -52,18 +90,11 @@ export async function callUpstream(
         }),
       );
     } catch {
-      if (controller.signal.aborted) throw timedOut();
-      throw new ProxyFailure(
-        'UPSTREAM_UNREACHABLE',
-        'The license service could not be reached; try again later.',
-      );
+      throw controller.signal.aborted ? timedOut() : upstreamFailure('unreachable', limits);
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
-      throw new ProxyFailure(
-        'UPSTREAM_BAD_ANSWER',
-        `The license service answered a redirect (${response.status}), which the proxy does not follow.`,
-      );
+      throw upstreamFailure('redirect', limits, response.status);
     }
     const read = await readBytesLimited(
       response.body,
@@ -72,16 +103,7 @@ export async function callUpstream(
     );
     if (!read.ok) {
       if (controller.signal.aborted) throw timedOut();
-      if (read.tooLarge) {
-        throw new ProxyFailure(
-          'UPSTREAM_ANSWER_TOO_LARGE',
-          `The license service's answer is over the limit of ${limits.maxAnswerBytes} bytes.`,
-        );
-      }
-      throw new ProxyFailure(
-        'UPSTREAM_UNREACHABLE',
-        'The connection to the license service broke while it answered; try again.',
-      );
+      throw upstreamFailure(read.tooLarge ? 'too-large' : 'broken', limits);
     }
     return {
       status: response.status,

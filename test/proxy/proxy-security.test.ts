@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LicenseProxyEvent } from '@multidrm/site-kit';
+import type { LicenseProxyEvent, LicenseProxyOptions } from '@multidrm/site-kit';
 import {
   CID,
   HEADER,
@@ -135,9 +135,15 @@ describe('CORS', () => {
   });
 });
 
-describe('a slow license service', () => {
+// The Node build calls the service over node:http; Workers and a site's own `fetch` use fetch.
+const TRANSPORTS: [string, Partial<LicenseProxyOptions>][] = [
+  ['node:http, the Node build', {}],
+  ['fetch, as on Workers', { fetch: (request: Request) => fetch(request) }],
+];
+
+describe.each(TRANSPORTS)('a slow or odd license service, over %s', (_name, transport) => {
   it('is cut at the deadline with 504 UPSTREAM_TIMEOUT', async () => {
-    const quick = await startProxy(upstream, { timeouts: { upstreamMs: 200 } });
+    const quick = await startProxy(upstream, { ...transport, timeouts: { upstreamMs: 200 } });
     // The emulator waits 20 s before it answers: far past the proxy's deadline.
     upstream.emulator.faults.set([{ fault: 'slow', ms: 20_000 }]);
     try {
@@ -160,7 +166,7 @@ describe('a slow license service', () => {
     });
     const quick = await startProxy(
       { ...upstream, licenseUrl: `${stalling.url}/ri/licenseManager.do` },
-      { timeouts: { upstreamMs: 200 } },
+      { ...transport, timeouts: { upstreamMs: 200 } },
     );
     try {
       const answer = await postLicense(quick.url, `?drmType=widevine&cid=${CID}`);
@@ -178,7 +184,10 @@ describe('a slow license service', () => {
     const gone = await serve(() => undefined);
     const url = gone.url;
     await gone.close();
-    const orphan = await startProxy({ ...upstream, licenseUrl: `${url}/ri/licenseManager.do` });
+    const orphan = await startProxy(
+      { ...upstream, licenseUrl: `${url}/ri/licenseManager.do` },
+      transport,
+    );
     try {
       const answer = await postLicense(orphan.url, `?drmType=widevine&cid=${CID}`);
       expect([answer.status, (answer.json() as { code: string }).code]).toEqual([
@@ -204,7 +213,7 @@ describe('a slow license service', () => {
       ] as const) {
         const p = await startProxy(
           { ...upstream, licenseUrl: `${odd.url}${path}` },
-          { maxAnswerBytes: 1024 },
+          { ...transport, maxAnswerBytes: 1024 },
         );
         const answer = await postLicense(p.url, `?drmType=widevine&cid=${CID}`);
         await p.close();

@@ -1,3 +1,4 @@
+import type { Answer } from '../http/exchange.ts';
 import { ProxyFailure } from './errors.ts';
 
 export interface ProxyCorsOptions {
@@ -16,7 +17,7 @@ export interface ProxyCors {
    */
   check(origin: string | null, fetchSite: string | null): Record<string, string> | ProxyFailure;
   /** The answer to an OPTIONS preflight. */
-  preflight(origin: string | null): Response | ProxyFailure;
+  preflight(origin: string | null): Answer | ProxyFailure;
 }
 
 /**
@@ -53,15 +54,16 @@ export function createProxyCors(
     },
     preflight(origin) {
       if (origin === null || !allowed.has(origin)) return refuse(origin ?? '(no origin)');
-      return new Response(null, {
+      return {
         status: 204,
+        text: null,
         headers: {
           ...headersFor(origin),
           'access-control-allow-methods': 'GET, POST, OPTIONS',
           'access-control-allow-headers': ['content-type', ...allowHeaders].join(', '),
           'access-control-max-age': maxAge,
         },
-      });
+      };
     },
   };
 }

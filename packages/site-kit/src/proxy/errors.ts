@@ -1,3 +1,5 @@
+import type { Answer } from '../http/exchange.ts';
+
 /**
  * The proxy's own failures, each a code, an HTTP status and a sentence in a JSON body
  * `{"code","message"}`. They never carry a stack, a key or a token. Answers of the license service
@@ -84,11 +86,12 @@ export class ProxyFailure {
   }
 }
 
-/** The failure as a response: JSON `{"code","message"}`, cached nowhere. */
-export function failureResponse(failure: ProxyFailure, cors: Record<string, string>): Response {
+/** The failure as an answer: JSON `{"code","message"}`, cached nowhere. */
+export function failureAnswer(failure: ProxyFailure, cors: Record<string, string>): Answer {
   const body: ProxyErrorBody = { code: failure.code, message: failure.message };
-  return new Response(JSON.stringify(body), {
+  return {
     status: failure.status,
+    text: JSON.stringify(body),
     headers: {
       ...cors,
       ...failure.headers,
@@ -96,5 +99,5 @@ export function failureResponse(failure: ProxyFailure, cors: Record<string, stri
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
     },
-  });
+  };
 }

@@ -1,15 +1,15 @@
 import { SiteKitError } from '../errors.ts';
 import type { IssuesTokens } from '../http/token-handler.ts';
-import type { WebHandler } from '../http/web.ts';
+import type { Answer, Exchange } from '../http/exchange.ts';
+import { toWebHandler, type WebHandler } from '../http/web.ts';
 import type { DrmType } from '../schemas/drm-type.ts';
 import type { SiteCredentials } from '../token/keys.ts';
 import { createProxyCors } from './cors.ts';
 import { decideWithin, readDecision } from './decision.ts';
 import { proxyDrms } from './drm.ts';
-import { failureResponse, ProxyFailure } from './errors.ts';
+import { failureAnswer, ProxyFailure } from './errors.ts';
 import { eventEmitter, type LicenseProxyEvent } from './events.ts';
 import { checkProxyOptions, type LicenseProxyOptions } from './options.ts';
-import { readBytesLimited } from './read-bytes.ts';
 import { readProxyRequest, type ProxyRequest } from './request.ts';
 import {
   fetchTransport,
@@ -43,20 +43,16 @@ export function createLicenseProxyWith(
   const { authorize } = options;
   const limits = { deadlineMs: config.upstreamMs, maxAnswerBytes: config.maxAnswerBytes };
 
-  function forwarded(request: Request, headers: Record<string, string>): Record<string, string> {
+  function forwarded(exchange: Exchange, headers: Record<string, string>): Record<string, string> {
     for (const name of config.forwardHeaders) {
-      const value = request.headers.get(name);
+      const value = exchange.header(name);
       if (value !== null) headers[name] = value;
     }
     return headers;
   }
 
-  async function body(request: Request): Promise<Uint8Array<ArrayBuffer>> {
-    const read = await readBytesLimited(
-      request.body,
-      request.headers.get('content-length'),
-      config.maxBodyBytes,
-    );
+  async function body(exchange: Exchange): Promise<Uint8Array<ArrayBuffer>> {
+    const read = await exchange.readBytes(config.maxBodyBytes);
     if (read.ok && read.bytes.byteLength > 0) return read.bytes;
     if (!read.ok && read.tooLarge) {
       throw new ProxyFailure(
@@ -72,10 +68,13 @@ export function createLicenseProxyWith(
     );
   }
 
-  async function token(request: Request, drmType: DrmType, cid: string): Promise<string> {
+  async function token(exchange: Exchange, drmType: DrmType, cid: string): Promise<string> {
     let decided: unknown;
     try {
-      decided = await decideWithin(() => authorize(request, { drmType, cid }), config.authorizeMs);
+      decided = await decideWithin(
+        () => authorize(exchange.request(), { drmType, cid }),
+        config.authorizeMs,
+      );
     } catch (error) {
       if (error instanceof ProxyFailure) throw error;
       throw siteError(`authorize threw: ${firstLine(error)}`);
@@ -113,7 +112,7 @@ export function createLicenseProxyWith(
     return text;
   }
 
-  async function upstreamCall(request: Request, asked: ProxyRequest): Promise<UpstreamCall> {
+  async function upstreamCall(exchange: Exchange, asked: ProxyRequest): Promise<UpstreamCall> {
     const { drm, kind } = asked;
     if (kind === 'certificate') {
       const url = config.certificateUrls[drm.drmType as 'Widevine' | 'FairPlay'];
@@ -123,51 +122,53 @@ export function createLicenseProxyWith(
           `This proxy serves no ${drm.drmType} certificate: GET is for the Widevine and FairPlay certificates; a license request is a POST.`,
         );
       }
-      return { url, method: 'GET', headers: forwarded(request, {}), body: null };
+      return { url, method: 'GET', headers: forwarded(exchange, {}), body: null };
     }
-    const bytes = await body(request);
-    const headers = forwarded(request, { 'content-type': drm.contentType });
+    const bytes = await body(exchange);
+    const headers = forwarded(exchange, { 'content-type': drm.contentType });
     if (kind === 'server-info') {
       const url = new URL(config.licenseUrl);
       url.searchParams.set('mode', 'getserverinfo');
       return { url: url.href, method: 'POST', headers, body: bytes };
     }
-    headers[config.header] = await token(request, drm.drmType, asked.cid as string);
+    headers[config.header] = await token(exchange, drm.drmType, asked.cid as string);
     return { url: config.licenseUrl.href, method: 'POST', headers, body: bytes };
   }
 
-  function relay(answer: UpstreamAnswer, cors: Record<string, string>): Response {
-    return new Response(answer.bytes.byteLength === 0 ? null : answer.bytes, {
+  function relay(answer: UpstreamAnswer, cors: Record<string, string>): Answer {
+    return {
       status: answer.status,
+      text: answer.bytes.byteLength === 0 ? null : answer.bytes,
       headers: {
         ...cors,
         ...(answer.contentType === null ? {} : { 'content-type': answer.contentType }),
         'cache-control': 'no-store',
         'x-content-type-options': 'nosniff',
       },
-    });
+    };
   }
 
-  return async (request) => {
+  // An exchange handler, so that toNodeListener serves it straight from the node message.
+  return toWebHandler(async (exchange) => {
     let corsHeaders: Record<string, string> = {};
     try {
-      const origin = request.headers.get('origin');
-      if (request.method === 'OPTIONS') {
+      const origin = exchange.header('origin');
+      if (exchange.method === 'OPTIONS') {
         const preflight = cors.preflight(origin);
         if (preflight instanceof ProxyFailure) throw preflight;
         return preflight;
       }
-      const checked = cors.check(origin, request.headers.get('sec-fetch-site'));
+      const checked = cors.check(origin, exchange.header('sec-fetch-site'));
       if (checked instanceof ProxyFailure) throw checked;
       corsHeaders = checked;
-      const asked = readProxyRequest(request, drms);
+      const asked = readProxyRequest(exchange.method, exchange.url, drms);
       emit({
         type: 'request',
         kind: asked.kind,
         drmType: asked.drm.drmType,
         ...(asked.cid === undefined ? {} : { cid: asked.cid }),
       });
-      const call = await upstreamCall(request, asked);
+      const call = await upstreamCall(exchange, asked);
       const started = Date.now();
       const answer = await transport(call, limits);
       const read =
@@ -192,9 +193,9 @@ export function createLicenseProxyWith(
               reason: `the proxy failed: ${firstLine(error)}`,
             });
       report(failure);
-      return failureResponse(failure, corsHeaders);
+      return failureAnswer(failure, corsHeaders);
     }
-  };
+  });
 
   function report(failure: ProxyFailure): void {
     const event: LicenseProxyEvent = {

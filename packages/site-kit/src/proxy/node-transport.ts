@@ -1,5 +1,7 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+// The modules themselves, read at each call: test tools (msw, nock) patch `http.request` on them,
+// which named imports, bound when this module loads, would not see.
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import type { ProxyFailure } from './errors.ts';
 import { upstreamFailure, type Transport, type UpstreamAnswer } from './upstream.ts';
 
@@ -10,8 +12,8 @@ import { upstreamFailure, type Transport, type UpstreamAnswer } from './upstream
  */
 export function nodeTransport(): Transport {
   const agents = {
-    http: new HttpAgent({ keepAlive: true }),
-    https: new HttpsAgent({ keepAlive: true }),
+    http: new http.Agent({ keepAlive: true }),
+    https: new https.Agent({ keepAlive: true }),
   };
   return (call, limits) =>
     new Promise<UpstreamAnswer>((resolve, reject) => {
@@ -26,7 +28,7 @@ export function nodeTransport(): Transport {
       };
       const headers: Record<string, string> = { ...call.headers };
       if (call.body !== null) headers['content-length'] = String(call.body.byteLength);
-      const req = (secure ? httpsRequest : httpRequest)(call.url, {
+      const req = (secure ? https.request : http.request)(call.url, {
         method: call.method,
         headers,
         agent: secure ? agents.https : agents.http,

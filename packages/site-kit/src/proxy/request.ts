@@ -22,10 +22,10 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  * where the request goes; only these names are read.
  */
 export function readProxyRequest(
-  request: Request,
+  method: string,
+  url: string,
   drms: ReadonlyMap<string, ProxyDrm>,
 ): ProxyRequest {
-  const method = request.method;
   if (method !== 'POST' && method !== 'GET') {
     throw new ProxyFailure(
       'METHOD_NOT_ALLOWED',
@@ -33,7 +33,9 @@ export function readProxyRequest(
       { headers: { allow: 'GET, POST, OPTIONS' } },
     );
   }
-  const query = new URL(request.url).searchParams;
+  // The target is a path and query (node) or a whole URL (web): only the query is read.
+  const at = url.indexOf('?');
+  const query = new URLSearchParams(at < 0 ? '' : url.slice(at + 1));
   const drmName = single(query, 'drmType');
   const drm = drmName === undefined ? undefined : drms.get(drmName.toLowerCase());
   if (drm === undefined) {

@@ -1,5 +1,5 @@
 import { ProxyFailure } from './errors.ts';
-import { readBytesLimited } from './read-bytes.ts';
+import { readBytesLimited } from '../http/bytes-body.ts';
 
 export interface UpstreamAnswer {
   status: number;

@@ -34,11 +34,17 @@ export async function readBytesLimited(
   } catch {
     return { ok: false, tooLarge: false };
   }
+  return { ok: true, bytes: joinBytes(chunks) };
+}
+
+/** The chunks copied into one array of their own (a node chunk may be a view on a shared pool). */
+export function joinBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const size = chunks.reduce((n, c) => n + c.byteLength, 0);
   const bytes = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
-  return { ok: true, bytes };
+  return bytes;
 }

@@ -261,13 +261,14 @@ describe("the READMEs' install lines, as written", () => {
         env,
       });
       if (dir !== 'examples/vitest-msw') return;
-      for (const file of ['license.test.ts', 'vitest.config.ts', 'tsconfig.json'])
+      for (const file of ['license.test.ts', 'proxy.test.ts', 'vitest.config.ts', 'tsconfig.json'])
         copyFileSync(join(root, dir, file), join(target, file));
       const { stdout } = await run(join(target, 'node_modules/.bin/vitest'), ['run'], {
         cwd: target,
         env: { ...env, CI: 'true', NO_COLOR: '1' },
       });
-      expect(stdout).toMatch(/Tests +3 passed \(3\)/);
+      expect(stdout).toMatch(/Test Files +2 passed \(2\)/);
+      expect(stdout).toMatch(/Tests +6 passed \(6\)/);
     },
     240_000,
   );

@@ -9,19 +9,29 @@ import {
   verifyLicenseToken,
   type GatewayFormat,
 } from '@multidrm/site-kit';
+import { startEmulator, type RunningEmulator } from '@multidrm/emulator';
 import { vectors } from '../support/vectors.ts';
 import { vectorsV2 } from '../support/vectors-v2.ts';
 import { SITE, TARGETS, type Answer, type Server } from './targets.ts';
 import { bundleWorker } from '../../packages/site-kit/bench/bundle.ts';
 import { workerdCompatibilityDate, wranglerConfig } from './workerd.ts';
 
-// One table, every runtime: the site of examples/ (token endpoint and gateway) with real encrypted
-// bodies, served by Node, a Lambda handler, Bun, Deno and workerd. Each runtime is started once.
+// One table, every runtime: the site of examples/ (token endpoint, gateway and license proxy) with
+// real encrypted bodies, served by Node, a Lambda handler, Bun, Deno and workerd. Each runtime is
+// started once; the license proxy's upstream is the real emulator, in this process.
 const servers = new Map<string, Server>();
+const KID = '00112233445566778899aabbccddeeff';
+let emulator: RunningEmulator;
 
 beforeAll(async () => {
+  emulator = await startEmulator({
+    sites: [{ siteId: SITE.SITE_ID, siteKey: SITE.SITE_KEY, accessKey: SITE.ACCESS_KEY }],
+    keys: { movie: { kid: KID, key: '0f1e2d3c4b5a69788796a5b4c3d2e1f0' } },
+  });
   const started = await Promise.allSettled(
-    Object.entries(TARGETS).map(async ([name, start]) => servers.set(name, await start())),
+    Object.entries(TARGETS).map(async ([name, start]) =>
+      servers.set(name, await start(emulator.licenseUrl)),
+    ),
   );
   const failed = started.filter((s) => s.status === 'rejected');
   if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
@@ -29,6 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([...servers.values()].map((server) => server.stop()));
+  await emulator?.close();
 });
 
 const keys = { siteKey: SITE.SITE_KEY, accessKey: SITE.ACCESS_KEY, siteId: SITE.SITE_ID };
@@ -51,6 +62,15 @@ const form = (data: string): RequestInit => ({
   method: 'POST',
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
   body: `data=${encodeURIComponent(data)}`,
+});
+/** A ClearKey license request as the CDM sends it, from a signed-in user unless told otherwise. */
+const license = (cookie = 'session=user-1'): RequestInit => ({
+  method: 'POST',
+  body: JSON.stringify({
+    kids: [Buffer.from(KID, 'hex').toString('base64url')],
+    type: 'temporary',
+  }),
+  headers: { 'content-type': 'application/octet-stream', ...(cookie ? { cookie } : {}) },
 });
 const badPlaintext = encrypt('{"user_id": not json', SITE.SITE_KEY);
 const badPadding = (() => {
@@ -166,6 +186,49 @@ const cases: [string, (server: Server) => Promise<void>][] = [
         ...vectorsV2.vectors.map((v) => v.token),
       ]);
       expect(report.verified).toEqual(vectorsV2.vectors.map((v) => v.policy_plaintext));
+    },
+  ],
+  [
+    "proxies a signed-in user's license request to the emulator, which issues the license",
+    async (server) => {
+      const answer = await server.send('/drm/license?drmType=widevine&cid=movie', license());
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.text)).toMatchObject({
+        keys: [{ kid: Buffer.from(KID, 'hex').toString('base64url') }],
+      });
+      const checked = emulator.events.recent().findLast((e) => e.type === 'token-checked');
+      expect(checked).toMatchObject({ ok: true, version: 2, userId: 'user-1', cid: 'movie' });
+    },
+  ],
+  [
+    'refuses a signed-out user at the proxy; the emulator hears nothing',
+    async (server) => {
+      const before = emulator.events.recent().length;
+      const answer = await server.send('/drm/license?drmType=widevine&cid=movie', license(''));
+      expect([answer.status, JSON.parse(answer.text)]).toEqual([
+        401,
+        { code: 'SITE_REFUSED', message: 'Sign in first.' },
+      ]);
+      expect(emulator.events.recent()).toHaveLength(before);
+    },
+  ],
+  [
+    "relays the emulator's refusal (HTTP 200 + errorCode 7011) as it came",
+    async (server) => {
+      emulator.faults.set([{ fault: 'token-expired', times: 1 }]);
+      const answer = await server.send('/drm/license?drmType=widevine&cid=movie', license());
+      emulator.faults.clear();
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.text)).toMatchObject({ errorCode: '7011' });
+    },
+  ],
+  [
+    "answers an unknown DRM with the proxy's own 400 and JSON code",
+    async (server) => {
+      const answer = await server.send('/drm/license?drmType=betamax&cid=movie', license());
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(JSON.parse(answer.text)).toMatchObject({ code: 'UNKNOWN_DRM' });
     },
   ],
 ];

@@ -37,7 +37,7 @@ export const SITE = {
 
 const deno = join(require.resolve('deno/package.json'), '../deno');
 const bun = join(require.resolve('bun-runtime/package.json'), '../bin/bun.exe');
-const DENO_ENV = '--allow-env=SITE_ID,SITE_KEY,ACCESS_KEY,PORT';
+const DENO_ENV = '--allow-env=SITE_ID,SITE_KEY,ACCESS_KEY,PORT,LICENSE_SERVER_URL';
 
 function overHttp(started: Started, vectors: () => Promise<VectorReport>): Server {
   return {
@@ -59,21 +59,29 @@ async function printedVectors(command: string, args: string[]): Promise<VectorRe
   return JSON.parse(stdout) as VectorReport;
 }
 
-const env = { ...SITE, PORT: '0', DENO_NO_UPDATE_CHECK: '1' };
+const siteEnv = (licenseUrl: string) => ({
+  ...SITE,
+  LICENSE_SERVER_URL: licenseUrl,
+  PORT: '0',
+  DENO_NO_UPDATE_CHECK: '1',
+});
 
-export const TARGETS: Record<string, () => Promise<Server>> = {
-  'Node (node:http)': async () =>
-    overHttp(await startListening(process.execPath, ['examples/node/server.ts'], env), () =>
-      printedVectors(process.execPath, []),
+/** Each runtime, started with the license proxy's upstream at `licenseUrl` (the emulator). */
+export const TARGETS: Record<string, (licenseUrl: string) => Promise<Server>> = {
+  'Node (node:http)': async (licenseUrl) =>
+    overHttp(
+      await startListening(process.execPath, ['examples/node/server.ts'], siteEnv(licenseUrl)),
+      () => printedVectors(process.execPath, []),
     ),
 
-  'AWS Lambda (Node, payload 2.0 events)': async () => {
-    Object.assign(process.env, SITE);
+  'AWS Lambda (Node, payload 2.0 events)': async (licenseUrl) => {
+    Object.assign(process.env, SITE, { LICENSE_SERVER_URL: licenseUrl });
     const { handler } = await import('../../examples/lambda/handler.ts');
     const { vectorReport } = await import('./harness/vectors.ts');
     return {
       async send(path, init = {}) {
         const request = new Request(`https://fn.lambda-url.test${path}`, init);
+        const url = new URL(request.url);
         const headers: Record<string, string> = {};
         request.headers.forEach((value, name) => {
           if (name !== 'cookie') headers[name] = value;
@@ -81,8 +89,8 @@ export const TARGETS: Record<string, () => Promise<Server>> = {
         const cookie = request.headers.get('cookie');
         const text = request.method === 'GET' ? '' : await request.text();
         const event: LambdaHttpEvent = {
-          rawPath: path,
-          rawQueryString: '',
+          rawPath: url.pathname,
+          rawQueryString: url.search.slice(1),
           headers,
           ...(cookie === null ? {} : { cookies: cookie.split(/;\s*/) }),
           requestContext: { domainName: 'fn.lambda-url.test', http: { method: request.method } },
@@ -101,25 +109,26 @@ export const TARGETS: Record<string, () => Promise<Server>> = {
     };
   },
 
-  Bun: async () =>
-    overHttp(await startListening(bun, ['examples/bun/server.ts'], env), () =>
+  Bun: async (licenseUrl) =>
+    overHttp(await startListening(bun, ['examples/bun/server.ts'], siteEnv(licenseUrl)), () =>
       printedVectors(bun, []),
     ),
 
-  Deno: async () =>
+  Deno: async (licenseUrl) =>
     overHttp(
       await startListening(
         deno,
         ['run', '--allow-net=127.0.0.1', DENO_ENV, 'examples/deno/main.ts'],
-        env,
+        siteEnv(licenseUrl),
       ),
       () => printedVectors(deno, ['run']),
     ),
 
-  'workerd (no nodejs_compat)': async () => {
+  'workerd (no nodejs_compat)': async (licenseUrl) => {
     const started = await startWorkerd(join(import.meta.dirname, 'harness/worker.ts'), {
       SITE_KEY: SITE.SITE_KEY,
       ACCESS_KEY: SITE.ACCESS_KEY,
+      LICENSE_SERVER_URL: licenseUrl,
     });
     return overHttp(started, async () => {
       const response = await fetch(`${started.url}/__vectors`);

@@ -54,7 +54,11 @@ export async function startWorkerd(
     join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [ (name = "site", worker = .site) ],
+  services = [
+    (name = "site", worker = .site),
+    # The Worker's fetch goes out through "internet"; loopback too, for the emulator upstream.
+    (name = "internet", network = (allow = ["public", "local"])),
+  ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "site") ],
 );
 const site :Workerd.Worker = (

@@ -12,6 +12,7 @@ export {
   type SiteHandlers,
   type SiteHandlersOptions,
 } from './site-handlers.ts';
+export { proxyHandlers, type ProxyHandlers, type ProxyHandlersOptions } from './proxy-handlers.ts';
 export {
   faultSchema,
   FAULT_NAMES,

@@ -1,4 +1,5 @@
 import type { BodyResult } from './body.ts';
+import type { BytesResult } from './bytes-body.ts';
 
 /**
  * What a site-kit handler sees of a request, whatever carries it: a web Request or a node:http
@@ -7,18 +8,22 @@ import type { BodyResult } from './body.ts';
  */
 export interface Exchange {
   readonly method: string;
+  /** The request target as received: path and query (a web Request's whole URL). */
+  readonly url: string;
   /** A header value (lower-case name), repeated values joined with ", ". */
   header(name: string): string | null;
   /** The body as UTF-8 text, read only up to `maxBytes`. */
   readBody(maxBytes: number): Promise<BodyResult>;
+  /** The body as bytes (the license proxy's CDM messages), read only up to `maxBytes`. */
+  readBytes(maxBytes: number): Promise<BytesResult>;
   /** The web Request, for a site's `authorize` that reads cookies or a session. */
   request(): Request;
 }
 
-/** A handler's answer: a status, a text body (null for none) and headers. */
+/** A handler's answer: a status, a text (or bytes) body, null for none, and headers. */
 export interface Answer {
   status: number;
-  text: string | null;
+  text: string | Uint8Array<ArrayBuffer> | null;
   headers: Record<string, string>;
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { decodeBody, type BodyResult } from './body.ts';
+import { joinBytes, type BytesResult } from './bytes-body.ts';
 import type { Exchange } from './exchange.ts';
 
 /** An Exchange over a node:http request, for site-kit's own handlers: no web objects unless asked. */
@@ -7,12 +8,25 @@ export function nodeExchange(req: IncomingMessage): Exchange {
   let request: Request | undefined;
   return {
     method: req.method ?? 'GET',
+    url: req.url ?? '/',
     header(name) {
       const value = req.headers[name];
       if (value === undefined) return null;
       return Array.isArray(value) ? value.join(', ') : value;
     },
-    readBody: (maxBytes) => readNodeBody(req, maxBytes),
+    readBody: (maxBytes) =>
+      readNodeBody<BodyResult>(req, maxBytes, decodeBody, {
+        ok: false,
+        tooLarge: false,
+        reason: 'the request body could not be read',
+      }),
+    readBytes: (maxBytes) =>
+      readNodeBody<BytesResult>(
+        req,
+        maxBytes,
+        (chunks) => ({ ok: true, bytes: joinBytes(chunks) }),
+        { ok: false, tooLarge: false },
+      ),
     // Without the body, which the handler has read already (as on the web path, where it is used).
     request() {
       request ??= lazyRequest(() => toWebRequest(req, undefined));
@@ -43,17 +57,23 @@ function lazyRequest(build: () => Request): Request {
 }
 
 /**
- * Reads the body up to `maxBytes`. Past the limit it stops listening and leaves the rest unread; the
- * listener then closes the connection rather than drain an upload of any size.
+ * Reads the body up to `maxBytes` and hands the chunks to `done` (text or bytes). Past the limit it
+ * stops listening and leaves the rest unread; the listener then closes the connection rather than
+ * drain an upload of any size.
  */
-function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+function readNodeBody<R>(
+  req: IncomingMessage,
+  maxBytes: number,
+  done: (chunks: Uint8Array[]) => R,
+  failed: R,
+): Promise<R | { ok: false; tooLarge: true }> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > maxBytes) return Promise.resolve({ ok: false, tooLarge: true });
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
-  if (typeof parsed === 'string') return Promise.resolve(decodeBody([Buffer.from(parsed)]));
-  if (parsed instanceof Uint8Array) return Promise.resolve(decodeBody([parsed]));
+  if (typeof parsed === 'string') return Promise.resolve(done([Buffer.from(parsed)]));
+  if (parsed instanceof Uint8Array) return Promise.resolve(done([parsed]));
   // A body parser that ran before read the stream into something else: the body is gone.
-  if (req.readableEnded) return Promise.resolve(decodeBody([]));
+  if (req.readableEnded) return Promise.resolve(done([]));
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -69,11 +89,11 @@ function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<BodyResul
     };
     const onEnd = () => {
       stop();
-      resolve(decodeBody(chunks));
+      resolve(done(chunks));
     };
     const onError = () => {
       stop();
-      resolve({ ok: false, tooLarge: false, reason: 'the request body could not be read' });
+      resolve(failed);
     };
     const stop = () => {
       req.off('data', onData);

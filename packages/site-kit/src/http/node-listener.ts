@@ -114,7 +114,7 @@ function writeHead(
   res: ServerResponse,
   status: number,
   headers: Record<string, string | string[]>,
-  body: string | Buffer | null,
+  body: string | Uint8Array | null,
 ): void {
   const out = { ...headers };
   if (body !== null) out['content-length'] = String(Buffer.byteLength(body));

@@ -1,4 +1,5 @@
 import { readBodyText } from './body.ts';
+import { readBytesLimited } from './bytes-body.ts';
 import type { Answer, Exchange, ExchangeHandler } from './exchange.ts';
 
 /** A web-standard handler: what site-kit's create*Handler functions return. */
@@ -21,8 +22,11 @@ export function exchangeHandlerOf(handler: WebHandler): ExchangeHandler | undefi
 function fromRequest(request: Request): Exchange {
   return {
     method: request.method,
+    url: request.url,
     header: (name) => request.headers.get(name),
     readBody: (maxBytes) => readBodyText(request, maxBytes),
+    readBytes: (maxBytes) =>
+      readBytesLimited(request.body, request.headers.get('content-length'), maxBytes),
     request: () => request,
   };
 }

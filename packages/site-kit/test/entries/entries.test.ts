@@ -8,6 +8,8 @@ import * as nodeGateway from '../../src/gateway.ts';
 import * as webRoot from '../../src/web/index.ts';
 import * as webToken from '../../src/web/token.ts';
 import * as webGateway from '../../src/web/gateway.ts';
+import * as nodeProxy from '../../src/proxy.ts';
+import * as webProxy from '../../src/web/proxy.ts';
 
 // What each entry loads, read from the sources' import statements: a Worker bundle holds exactly
 // the modules its entry reaches, and workerd without nodejs_compat cannot load a node: import.
@@ -58,7 +60,7 @@ function graph(entry: string): { modules: Set<string>; packages: Set<string> } {
   return { modules: new Set([...modules].map((m) => relative(src, m))), packages };
 }
 
-const webEntries = ['web/index.ts', 'web/token.ts', 'web/gateway.ts', 'schemas.ts'];
+const webEntries = ['web/index.ts', 'web/token.ts', 'web/gateway.ts', 'web/proxy.ts', 'schemas.ts'];
 
 describe('package.json', () => {
   const web = ['workerd', 'edge-light', 'browser'];
@@ -66,6 +68,7 @@ describe('package.json', () => {
     ['.', 'index.ts', 'web/index.ts'],
     ['./token', 'token.ts', 'web/token.ts'],
     ['./gateway', 'gateway.ts', 'web/gateway.ts'],
+    ['./proxy', 'proxy.ts', 'web/proxy.ts'],
   ])(
     'maps %s to the Web Crypto build under workerd, edge-light and browser, else to the Node one',
     (path, nodeFile, webFile) => {
@@ -126,6 +129,14 @@ describe('what each entry loads', () => {
     },
   );
 
+  it.each(['proxy.ts', 'web/proxy.ts'])(
+    '%s loads no gateway module, no custom data and no XML parser',
+    (entry) => {
+      const { modules } = graph(entry);
+      expect([...modules].filter((m) => /^(gateway|custom-data|cli)\//.test(m))).toEqual([]);
+    },
+  );
+
   it('./schemas loads the schemas and their helpers only', () => {
     const { modules, packages } = graph('schemas.ts');
     expect(
@@ -160,6 +171,7 @@ describe('the entries in every runtime', () => {
     ['the root', nodeRoot, webRoot],
     ['./token', nodeToken, webToken],
     ['./gateway', nodeGateway, webGateway],
+    ['./proxy', nodeProxy, webProxy],
   ])(
     '%s exports the same names on Web Crypto, less the synchronous functions',
     (_name, nodeEntry, webEntry) => {

@@ -1,0 +1,50 @@
+export type BytesResult =
+  | { ok: true; bytes: Uint8Array<ArrayBuffer> }
+  | { ok: false; tooLarge: true }
+  | { ok: false; tooLarge: false };
+
+/**
+ * Reads a body as bytes, stopping as soon as it passes `maxBytes`: a declared Content-Length over
+ * the limit is refused unread, and a body that grows past it is cancelled, never held whole.
+ */
+export async function readBytesLimited(
+  body: ReadableStream<Uint8Array> | null,
+  declaredLength: string | null,
+  maxBytes: number,
+): Promise<BytesResult> {
+  if (declaredLength !== null && Number(declaredLength) > maxBytes) {
+    await body?.cancel().catch(() => undefined);
+    return { ok: false, tooLarge: true };
+  }
+  if (body === null) return { ok: true, bytes: new Uint8Array(0) };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false, tooLarge: true };
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return { ok: false, tooLarge: false };
+  }
+  return { ok: true, bytes: joinBytes(chunks) };
+}
+
+/** The chunks copied into one array of their own (a node chunk may be a view on a shared pool). */
+export function joinBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const size = chunks.reduce((n, c) => n + c.byteLength, 0);
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}

@@ -1,0 +1,30 @@
+import { DRM_TYPES, type DrmType } from '../schemas/drm-type.ts';
+
+/**
+ * The content type the license service expects for each DRM's license request (the service's proxy
+ * samples): the raw CDM challenge as bytes, FairPlay's and NCG's form bodies, Wiseplay's JSON. Keyed
+ * by name, so a DRM the token schema adds later (DRM_TYPES) is served as soon as it is there.
+ */
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  Widevine: 'application/octet-stream',
+  PlayReady: 'application/octet-stream',
+  FairPlay: 'application/x-www-form-urlencoded',
+  NCG: 'application/x-www-form-urlencoded',
+  Wiseplay: 'application/json',
+};
+
+export interface ProxyDrm {
+  drmType: DrmType;
+  /** The content type of the request forwarded to the license service. */
+  contentType: string;
+}
+
+/** The DRMs a request may name, by their lower-case query spelling (`widevine`, `fairplay`, ...). */
+export function proxyDrms(): ReadonlyMap<string, ProxyDrm> {
+  return new Map(
+    DRM_TYPES.map((drmType) => [
+      drmType.toLowerCase(),
+      { drmType, contentType: CONTENT_TYPES[drmType] ?? 'application/octet-stream' },
+    ]),
+  );
+}

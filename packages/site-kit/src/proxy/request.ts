@@ -1,0 +1,65 @@
+import type { ProxyDrm } from './drm.ts';
+import { ProxyFailure } from './errors.ts';
+import type { ProxyRequestKind } from './events.ts';
+
+/** What a request asks the proxy, read from its method and query. */
+export interface ProxyRequest {
+  kind: ProxyRequestKind;
+  drm: ProxyDrm;
+  /** Always set for a license request. */
+  cid?: string;
+}
+
+const MAX_CID = 200;
+// C0 controls and DEL: a cid goes into the token JSON and into logs.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * The player names the DRM and the content in the query, as the service's proxy samples do:
+ * `POST <proxy>?drmType=widevine&cid=movie-1` with the CDM message as the body (FairPlay: its
+ * `spc=` form). `GET <proxy>?drmType=widevine|fairplay` asks for the certificate;
+ * `POST <proxy>?drmType=ncg&mode=getserverinfo` for NCG's server info. The query never decides
+ * where the request goes; only these names are read.
+ */
+export function readProxyRequest(
+  method: string,
+  url: string,
+  drms: ReadonlyMap<string, ProxyDrm>,
+): ProxyRequest {
+  if (method !== 'POST' && method !== 'GET') {
+    throw new ProxyFailure(
+      'METHOD_NOT_ALLOWED',
+      `Method ${method.slice(0, 20)} is not allowed: POST a license request, GET a certificate.`,
+      { headers: { allow: 'GET, POST, OPTIONS' } },
+    );
+  }
+  // The target is a path and query (node) or a whole URL (web): only the query is read.
+  const at = url.indexOf('?');
+  const query = new URLSearchParams(at < 0 ? '' : url.slice(at + 1));
+  const drmName = single(query, 'drmType');
+  const drm = drmName === undefined ? undefined : drms.get(drmName.toLowerCase());
+  if (drm === undefined) {
+    throw new ProxyFailure(
+      'UNKNOWN_DRM',
+      `drmType: must be one of ${[...drms.keys()].join(', ')} in the query, once (e.g. ?drmType=widevine&cid=movie-1).`,
+    );
+  }
+  if (method === 'GET') return { kind: 'certificate', drm };
+  if (drm.drmType === 'NCG' && query.get('mode') === 'getserverinfo') {
+    return { kind: 'server-info', drm };
+  }
+  const cid = single(query, 'cid');
+  if (cid === undefined || cid.length === 0 || cid.length > MAX_CID || CONTROL.test(cid)) {
+    throw new ProxyFailure(
+      'BAD_CID',
+      `cid: must be the content ID in the query, once, 1 to ${MAX_CID} characters without control characters.`,
+    );
+  }
+  return { kind: 'license', drm, cid };
+}
+
+/** The one value of a query name; undefined when absent or repeated (a repeat is ambiguous). */
+function single(query: URLSearchParams, name: string): string | undefined {
+  const values = query.getAll(name);
+  return values.length === 1 ? values[0] : undefined;
+}

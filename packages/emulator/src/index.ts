@@ -6,6 +6,7 @@ export {
   type EmulatorHandler,
   type EmulatorHandlerOptions,
 } from './handler.ts';
+export type { EventStreamLimits } from './http/sse.ts';
 export { STREAM_ID_HEADER, STREAM_ID_QUERY } from './stream-id.ts';
 export {
   emulatorConfigSchema,

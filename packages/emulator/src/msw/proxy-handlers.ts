@@ -11,6 +11,7 @@ import { LICENSE_PATHS } from '../handler.ts';
 import { DEFAULT_LICENSE_BASE_URL, originOf } from './license-service-handlers.ts';
 import { DEFAULT_SITE_BASE_URL } from './site-handlers.ts';
 
+/** Options of {@link proxyHandlers}: the site, where it forwards and its decision. */
 export interface ProxyHandlersOptions {
   /** The site's credentials: the same as in the license service's config. */
   site: { siteId: string; siteKey: string; accessKey: string };
@@ -33,9 +34,11 @@ export interface ProxyHandlersOptions {
   unwrapJson?: boolean;
   forwardHeaders?: string[];
   timeouts?: LicenseProxyOptions['timeouts'];
+  /** The proxy's events (request, decision, upstream), as createLicenseProxy's onEvent. */
   onEvent?: (event: LicenseProxyEvent) => void;
 }
 
+/** The msw handlers of the site's license proxy, and the URL a player in proxy mode calls. */
 export interface ProxyHandlers extends Array<HttpHandler> {
   /** `${baseUrl}/drm/license`: where a player in proxy mode sends `?drmType=&cid=` requests. */
   readonly proxyUrl: string;

@@ -1,6 +1,7 @@
 import type { Answer } from '../http/exchange.ts';
 import { ProxyFailure } from './errors.ts';
 
+/** Which pages may call the license proxy from the browser; never `*` with credentials. */
 export interface ProxyCorsOptions {
   /** Exact origins of the pages allowed to call the proxy, e.g. "https://player.example". */
   origins: string[];

@@ -31,6 +31,7 @@ export type LicenseProxyEvent =
   | { type: 'rejected'; status: number; code: ProxyErrorCode; reason: string }
   | { type: 'error'; status: number; code: ProxyErrorCode; reason: string };
 
+/** Receives the proxy's events (request, decision, upstream); never a token or a body. */
 export type ProxyEventListener = (event: LicenseProxyEvent) => void;
 
 /** Calls the site's listener; a failing listener never breaks a request. */

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createEmulatorHandler } from '@multidrm/emulator';
+import { createEmulatorHandler, startEmulator } from '@multidrm/emulator';
 import {
   createCustomDataHandler,
   createGatewayHandler,
@@ -13,7 +13,7 @@ import { sweepHttp, sweepWebHandler, type SweepReport } from '../support/malform
 
 // Issue 30, point 6: no 5xx and no internal-error log line for any input. The sweep
 // (support/malformed-sweep.ts) covers any shipped server; here site-kit's handlers over raw HTTP and
-// the emulator's transport-free handler (its node:http adapter is swept where it is fixed).
+// the emulator's transport-free handler and its real node:http server (TRACE and hang-ups included).
 
 const SITE = {
   siteId: 'SWEEP',
@@ -117,5 +117,34 @@ describe("the emulator's transport-free handler", () => {
       expect.arrayContaining([200, 204, 403, 404, 405, 413]),
     );
     expect(internal).toEqual([]);
+  }, 60_000);
+});
+
+describe("the emulator's HTTP server, as `multidrm-emulator` runs it", () => {
+  it('200 malformed requests per path over raw HTTP: no 5xx, every one answered, no internal error', async () => {
+    // What the CLI prints as "internal error: ..." goes through onInternalError: none may come.
+    const internal: unknown[] = [];
+    const emulator = await startEmulator(
+      {
+        sites: [SITE, { ...SITE, siteId: 'SWEEPGW', gatewayUrl: 'http://127.0.0.1:9/gateway' }],
+        keys: { m: { kid: KID, key: KID } },
+        allowedOrigins: ['http://127.0.0.1'],
+      },
+      { onInternalError: (error) => internal.push(error) },
+    );
+    try {
+      const report = await sweepHttp(
+        emulator.url,
+        ['/ri/licenseManager.do', '/license', '/ri/widevineCert.do', '/health', '/nope'],
+        { perPath: 200 },
+      );
+      expectClean(report);
+      expect(Object.keys(report.statuses).map(Number)).toEqual(
+        expect.arrayContaining([200, 404, 405, 413]),
+      );
+      expect(internal).toEqual([]);
+    } finally {
+      await emulator.close();
+    }
   }, 60_000);
 });

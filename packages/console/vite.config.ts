@@ -2,8 +2,7 @@ import { defineConfig, type Plugin } from 'vite';
 
 // The built page may fetch nothing: connect-src 'none' makes the browser refuse any fetch, XHR or
 // WebSocket even if a future change tried one. Only in the build: the dev server needs its socket.
-const CSP =
-  "default-src 'self'; connect-src 'none'; img-src 'self' data:; style-src 'self' 'unsafe-inline'";
+const CSP = "default-src 'self'; connect-src 'none'; img-src 'self' data:; style-src 'self'";
 
 const contentSecurityPolicy: Plugin = {
   name: 'console-csp',

@@ -159,19 +159,18 @@ function windowView(w: Window): HTMLElement {
       : w.nowMs < w.notBeforeMs
         ? `now is ${seconds(w.notBeforeMs - w.nowMs)} s before the token becomes valid`
         : `now is inside the window, ${seconds(w.expiresMs - w.nowMs)} s before the expiry`;
+  // Positions through the CSSOM, not style attributes: the demo's CSP (style-src 'self') refuses those.
+  const valid = h('span', { class: 'valid' });
+  valid.style.left = pct(w.notBeforeMs);
+  valid.style.width = `calc(${pct(w.expiresMs)} - ${pct(w.notBeforeMs)})`;
+  const now = h('span', { class: 'now', title: 'now' });
+  now.style.left = pct(w.nowMs);
+  const bar = h('div', { class: 'bar' }, valid, now);
   return h(
     'div',
     { class: 'window', 'data-output': 'window' },
     h('h3', {}, 'Validity window'),
-    h(
-      'div',
-      { class: 'bar' },
-      h('span', {
-        class: 'valid',
-        style: `left:${pct(w.notBeforeMs)};width:calc(${pct(w.expiresMs)} - ${pct(w.notBeforeMs)})`,
-      }),
-      h('span', { class: 'now', style: `left:${pct(w.nowMs)}`, title: 'now' }),
-    ),
+    bar,
     h(
       'p',
       {},

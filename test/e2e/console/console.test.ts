@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { decodeGatewayResponse } from '@multidrm/site-kit';
+import { createCustomData, decodeGatewayResponse } from '@multidrm/site-kit';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { vectors } from '../../support/vectors.ts';
 import { vectorsV2 } from '../../support/vectors-v2.ts';
@@ -243,6 +243,36 @@ describe.skipIf(skip)('the console in Chromium', () => {
       playback_policy: { limit: true, duration: 3600 },
     });
     await screenshot(page, 'gateway');
+  });
+
+  test("a player's custom data reads as its envelope and request; another key gets one sentence", async () => {
+    const { page } = c;
+    const key = vectors.gateway[0]!.site_key;
+    const customData = createCustomData({
+      siteId: 'TUTO',
+      siteKey: key,
+      drmType: 'PlayReady',
+      userId: 'member-alice',
+      cid: 'movie-1',
+      oid: 'order-7',
+    });
+    await fill(page, { 'gateway.siteKey': key, 'gateway.input': customData });
+    await act(page, 'read-custom-data');
+    const read = await output(page, '[data-output="gateway-request"]');
+    expect(read).toContain('Gateway-mode custom data');
+    for (const part of [
+      'site_id: "TUTO"',
+      'user_id: "member-alice"',
+      'cid: "movie-1"',
+      'oid: "order-7"',
+    ]) {
+      expect(read).toContain(part);
+    }
+    await fill(page, { 'gateway.siteKey': 'b'.repeat(32) });
+    await act(page, 'read-custom-data');
+    expect(await output(page, '[data-output="gateway-request"]')).toMatch(
+      /^DECRYPT_FAILED: [^\n]+\.$/,
+    );
   });
 
   test('the probe in Chromium: ClearKey answers, Widevine and the others do not', async () => {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createCustomData, decodeGatewayResponse } from '@multidrm/site-kit';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -68,6 +69,18 @@ describe.skipIf(skip)('the console in Chromium', () => {
     [`${prefix}.siteId`]: siteId,
     [`${prefix}.siteKey`]: v1.site_key,
     [`${prefix}.accessKey`]: v1.access_key,
+  });
+
+  test("the page is built from site-kit's Web Crypto build, with the CSP that forbids connections", async () => {
+    const assets = join(built.dir, 'assets');
+    const scripts = (await readdir(assets)).filter((name) => name.endsWith('.js'));
+    const code = (
+      await Promise.all(scripts.map((name) => readFile(join(assets, name), 'utf8')))
+    ).join('\n');
+    expect(code).toContain('crypto.subtle');
+    expect(code).not.toContain('node:crypto');
+    const html = await readFile(join(built.dir, 'index.html'), 'utf8');
+    expect(html).toContain('connect-src &#39;none&#39;');
   });
 
   test('a v2 token created in the page verifies with the CLI, policy and all', async () => {

@@ -100,3 +100,11 @@ export function errorText(error: unknown): { code: string; message: string } {
   }
   return { code: 'UNEXPECTED', message: error instanceof Error ? error.message : String(error) };
 }
+
+/** Runs an async action on click; each action shows its own errors, so none is left unhandled. */
+export function withAction(element: HTMLButtonElement, run: () => Promise<void>): HTMLElement {
+  element.addEventListener('click', () => {
+    void run();
+  });
+  return element;
+}

@@ -197,6 +197,17 @@ describe.skipIf(skip)('the console in Chromium', () => {
     expect(otherSite.code).toBe('SITE_MISMATCH');
     expect(otherSite.text).toContain('The token is for site "TUTO"');
     expect(otherSite.text).toContain('errorCode 1003');
+
+    // A short site key is the console user's mistake, not the token's: no refusal code.
+    const shortKey = await verdict({
+      'inspect.token': v1.expected.token,
+      'inspect.siteKey': 'short',
+    });
+    expect(shortKey.code).toBe('INVALID_SITE_KEY');
+    expect(shortKey.text).toMatch(
+      /^Cannot check: INVALID_SITE_KEY\. The site key must be exactly 32 bytes/,
+    );
+    expect(shortKey.text).not.toContain('errorCode');
   });
 
   test('v1 token data converts to a v2 policy', async () => {

@@ -1,6 +1,5 @@
 import { decryptAsync, encryptAsync } from '@multidrm/site-kit';
-import { area, button, errorText, field, h, secret } from '../dom.ts';
-import { withAction } from './token-create.ts';
+import { area, button, errorText, field, h, secret, withAction } from '../dom.ts';
 
 // The spec's AES-256-CBC (IV "0123456789abcdef", PKCS7, base64), as site-kit runs it.
 

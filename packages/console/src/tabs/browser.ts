@@ -1,6 +1,5 @@
-import { button, h } from '../dom.ts';
+import { button, h, withAction } from '../dom.ts';
 import { probe, type ProbeResult } from '../probe/key-systems.ts';
-import { withAction } from './token-create.ts';
 
 // This browser, this machine or this Electron build: which DRM it can play at all.
 

@@ -6,8 +6,7 @@ import {
   type GatewayAnswer,
   type GatewayRequest,
 } from '@multidrm/site-kit';
-import { area, button, errorText, field, h, secret, tree } from '../dom.ts';
-import { withAction } from './token-create.ts';
+import { area, button, errorText, field, h, secret, tree, withAction } from '../dom.ts';
 
 // A callback's `data=` value or a player's gateway-mode custom data, read with the site key; and an
 // answer built and encrypted as the gateway would send it. site-kit does the reading and writing.

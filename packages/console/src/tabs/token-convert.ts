@@ -1,6 +1,5 @@
 import { convertPolicyToV2 } from '@multidrm/site-kit';
-import { area, button, errorText, field, h } from '../dom.ts';
-import { withAction } from './token-create.ts';
+import { area, button, errorText, field, h, withAction } from '../dom.ts';
 
 // v1 token data to the v2 policy that means the same, with site-kit's warning for every rule v2
 // cannot say exactly.

@@ -10,7 +10,7 @@ import {
   type HashEncoding,
   type ResponseFormat,
 } from '@multidrm/site-kit';
-import { area, button, errorText, field, h, select, text, type Field } from '../dom.ts';
+import { area, button, errorText, field, h, select, text, withAction, type Field } from '../dom.ts';
 import { siteFields } from './site-fields.ts';
 
 // Create a token in the page. The rules are site-kit's: the live check is its zod schema, the
@@ -142,11 +142,4 @@ function place(code: string, message: string, fields: Record<string, Field>): vo
   const named = /^(\w+):/.exec(message)?.[1];
   const target = named === undefined ? undefined : fields[named];
   target?.say(message.slice((named?.length ?? 0) + 1).trim());
-}
-
-export function withAction(element: HTMLButtonElement, run: () => Promise<void>): HTMLElement {
-  element.addEventListener('click', () => {
-    void run();
-  });
-  return element;
 }

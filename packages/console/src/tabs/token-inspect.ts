@@ -5,9 +5,8 @@ import {
   type HashEncoding,
   type TokenInspection,
 } from '@multidrm/site-kit';
-import { area, button, errorText, field, h, text, tree } from '../dom.ts';
+import { area, button, errorText, field, h, text, tree, withAction } from '../dom.ts';
 import { siteFields } from './site-fields.ts';
-import { withAction } from './token-create.ts';
 
 // Paste a token and the keys: what the license service would make of it, at a glance. The verdict
 // is site-kit's (inspectLicenseTokenAsync); this module only lays it out.
@@ -103,6 +102,15 @@ function render(r: TokenInspection, keyed: boolean): Node[] {
 }
 
 function verdict(r: TokenInspection, keyed: boolean): HTMLElement {
+  if (r.error !== undefined && r.refusal === undefined) {
+    // No refusal code: the keys or settings given here are unusable, the token was not judged.
+    return h(
+      'p',
+      { class: 'verdict refused', 'data-output': 'verdict', 'data-code': r.error.code },
+      h('strong', {}, `Cannot check: ${r.error.code}. `),
+      r.error.message,
+    );
+  }
   if (r.error !== undefined) {
     const code = r.refusal
       ? ` The license service answers errorCode ${r.refusal.code}${r.refusal.own ? " (the project's own code: the service's guide has none)" : ''}.`

@@ -119,6 +119,14 @@ describe.skipIf(skip)('the console in Chromium', () => {
     expect(await output(page, '[data-message="create.policy"]')).toBe(
       'policy.playback_policy.license_duration: must not be negative',
     );
+    // Every member of the v2 schema has its row; the message stands on the member's own row.
+    expect(await output(page, '[data-member="playback_policy.license_duration"] .message')).toBe(
+      'must not be negative',
+    );
+    expect(await page.locator('[data-member]').count()).toBeGreaterThan(30);
+    expect(
+      await page.textContent('[data-member="security_policy[].widevine.security_level"]'),
+    ).toContain('1 | 2 | 3 | 4 | 5');
     await fill(page, { 'create.policy': '{"policy_version":2}' });
     await act(page, 'create');
     expect(await output(page, '[data-message="create.cid"]')).toBe('must not be empty');

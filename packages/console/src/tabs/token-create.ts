@@ -11,6 +11,7 @@ import {
   type ResponseFormat,
 } from '@multidrm/site-kit';
 import { area, button, errorText, field, h, select, text, withAction, type Field } from '../dom.ts';
+import { memberPath, policyMembers } from '../policy-members.ts';
 import { siteFields } from './site-fields.ts';
 
 // Create a token in the page. The rules are site-kit's: the live check is its zod schema, the
@@ -39,6 +40,7 @@ export function tokenCreate(): HTMLElement {
   );
   const keyRotation = field('create.keyRotation', 'key_rotation (v2)', select(['false', 'true']));
   const policy = field('create.policy', 'Policy (JSON)', area(TEMPLATES.v2, 8));
+  const members = h('table', { class: 'members', 'data-output': 'members' });
   const output = h('pre', { class: 'output', 'data-output': 'create' });
   const fields: Record<string, Field> = {
     siteId: site.siteId,
@@ -59,6 +61,7 @@ export function tokenCreate(): HTMLElement {
     checkPolicy();
   });
   policy.input.addEventListener('input', checkPolicy);
+  checkPolicy();
 
   /** The schema's messages, one per line, while typing. */
   function checkPolicy(): AnyTokenPolicy | undefined {
@@ -72,6 +75,12 @@ export function tokenCreate(): HTMLElement {
     const schema = version.value() === 'v1' ? tokenPolicySchema : tokenPolicyV2Schema;
     const parsed = schema.safeParse(json);
     policy.say(parsed.success ? undefined : describeIssues(parsed.error, 'policy'));
+    const messages = new Map<string, string[]>();
+    for (const issue of parsed.success ? [] : parsed.error.issues) {
+      const path = memberPath(issue.path);
+      messages.set(path, [...(messages.get(path) ?? []), issue.message]);
+    }
+    showMembers(members, policyMembers(schema), messages);
     return json as AnyTokenPolicy;
   }
 
@@ -128,9 +137,31 @@ export function tokenCreate(): HTMLElement {
       responseFormat.row,
       keyRotation.row,
       policy.row,
+      h('details', {}, h('summary', {}, 'Every policy member, with its message'), members),
     ),
     withAction(button('Create token', 'create'), create),
     output,
+  );
+}
+
+/** One row per member the schema defines, with the schema's message beside it when it has one. */
+function showMembers(
+  table: HTMLElement,
+  list: { path: string; kind: string }[],
+  messages: Map<string, string[]>,
+): void {
+  table.replaceChildren(
+    h('tr', {}, h('th', {}, 'member'), h('th', {}, 'takes'), h('th', {}, 'message')),
+    ...list.map(({ path, kind }) => {
+      const message = messages.get(path)?.join('; ');
+      return h(
+        'tr',
+        { 'data-member': path, class: message ? 'invalid' : undefined },
+        h('td', {}, h('code', {}, `policy.${path}`)),
+        h('td', {}, kind),
+        h('td', { class: 'message' }, message ?? ''),
+      );
+    }),
   );
 }
 

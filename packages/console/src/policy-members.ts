@@ -56,6 +56,7 @@ function kindOf(def: Def): string {
   if (def.type === 'union' && def.options) {
     return def.options.map((o) => kindOf(o._zod.def)).join(' | ');
   }
+  if (def.type === 'pipe' && def.in) return kindOf(def.in._zod.def);
   return def.type;
 }
 

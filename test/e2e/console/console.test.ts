@@ -107,7 +107,6 @@ describe.skipIf(skip)('the console in Chromium', () => {
       fields: { site_id: 'TUTO', user_id: 'console-user', cid: 'bigbuckbunny' },
       policy: { policy_version: 2, playback_policy: { persistent: false, license_duration: 3600 } },
     });
-    await screenshot(page, 'token-create');
   });
 
   test("the schema's messages stand next to the field they name", async () => {
@@ -124,6 +123,8 @@ describe.skipIf(skip)('the console in Chromium', () => {
       'must not be negative',
     );
     expect(await page.locator('[data-member]').count()).toBeGreaterThan(30);
+    await page.click('[data-tab="token"] details summary');
+    await screenshot(page, 'token-create');
     expect(
       await page.textContent('[data-member="security_policy[].widevine.security_level"]'),
     ).toContain('1 | 2 | 3 | 4 | 5');

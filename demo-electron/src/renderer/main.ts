@@ -3,6 +3,7 @@ import type { DemoError, PlayPlan, Setup } from '../shared/contract.ts';
 import { FAULT_MENU } from '../shared/faults.ts';
 import { demoApi } from './api-client.ts';
 import { byId, readPlayRequest, readRealService, syncTimeRule } from './controls.ts';
+import { setUpConsoleTab } from './console-tab.ts';
 import { describeFailure } from './error-help.ts';
 import { emulatorStep } from './flow-steps.ts';
 import { startSession, type PlaySession } from './player-session.ts';
@@ -211,6 +212,7 @@ async function saveRealService(): Promise<void> {
 }
 
 async function init(): Promise<void> {
+  setUpConsoleTab();
   byId<HTMLInputElement>('limit').checked = true;
   byId<HTMLSelectElement>('time-rule').value = 'duration';
   syncTimeRule();

@@ -10,3 +10,4 @@ export {
   createTokenVerifierAsync,
   verifyLicenseTokenAsync,
 } from './runtime/node-token.ts';
+export { inspectLicenseTokenAsync } from './runtime/node-inspect.ts';

@@ -11,6 +11,7 @@ const TYPES: Record<string, string> = {
   '.m4s': 'video/iso.segment',
   '.png': 'image/png',
   '.json': 'application/json',
+  '.css': 'text/css; charset=utf-8',
 };
 
 export interface StaticServer {

@@ -47,3 +47,9 @@ export { type RequestGuardOptions } from '../http/request-guard.ts';
 export { type PlayerRequest } from '../http/site-request.ts';
 export { CUSTOM_DATA_HEADER, type CorsOptions } from '../http/cors.ts';
 export { type WebHandler } from '../http/web.ts';
+export {
+  TOKEN_REFUSAL_CODES,
+  DRM_TYPE_REFUSAL_CODE,
+  type InspectOptions,
+  type TokenInspection,
+} from '../token/inspect-report.ts';

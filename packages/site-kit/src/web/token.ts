@@ -8,3 +8,4 @@ export {
   createTokenVerifierAsync,
   verifyLicenseTokenAsync,
 } from '../runtime/web-token.ts';
+export { inspectLicenseTokenAsync } from '../runtime/web-inspect.ts';

@@ -141,20 +141,24 @@ export function useLicenseAuthHarness() {
     seen: newSeen(),
     players,
     setup(options: Partial<LicenseAuthOptions> = {}, answers: Answers = {}) {
+      const player = h.setupPlayerOnly();
+      return { player, handle: h.attach(player, options, answers) };
+    },
+    /** A player (destroyed after the test) the app can set up before the handle is attached. */
+    setupPlayerOnly(): Player {
+      const player = makePlayer();
+      players.push(player);
+      return player;
+    },
+    /** The handle on `player`, with msw answering as `answers` say. */
+    attach(player: Player, options: Partial<LicenseAuthOptions> = {}, answers: Answers = {}) {
       h.seen = newSeen();
       server.use(
         preflight,
         tokenEndpoint(h.seen, answers.token),
         licenseServer(h.seen, answers.license),
       );
-      const player = makePlayer();
-      players.push(player);
-      const handle = attachLicenseAuth(player, {
-        contentId: 'movie-1',
-        tokenUrl: TOKEN_URL,
-        ...options,
-      });
-      return { player, handle };
+      return attachLicenseAuth(player, { contentId: 'movie-1', tokenUrl: TOKEN_URL, ...options });
     },
     record<K extends keyof LicenseAuthEvents>(
       handle: LicenseAuthHandle,

@@ -1,6 +1,5 @@
 import type { LicenseRequest, MediaPlayerClass, ProtectionDataSet } from 'dashjs';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
-import { LicenseAuthError } from '../engine/errors.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES } from '../engine/key-systems.ts';
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
@@ -51,6 +50,17 @@ export function attachLicenseAuth(
   for (const [keySystem, url] of servers) {
     protectionData[keySystem] = { serverURL: url, ...protectionData[keySystem] };
   }
+  // dash.js keeps one set of protection data: an app's later setProtectionData() gets the
+  // servers the handle set merged under its own, as the app's first set did.
+  const setProtectionData = player.setProtectionData;
+  const merged = (given: ProtectionDataSet | null | undefined): ProtectionDataSet => {
+    const out: ProtectionDataSet = { ...given };
+    for (const [keySystem, url] of servers) {
+      out[keySystem] = { serverURL: url, ...out[keySystem] };
+    }
+    return out;
+  };
+  player.setProtectionData = (value) => setProtectionData.call(player, merged(value));
   player.setProtectionData(protectionData);
 
   const getContentId = opts.getContentId;
@@ -61,9 +71,11 @@ export function attachLicenseAuth(
     const selected = keySystem ?? (configured.length === 1 ? configured[0] : undefined);
     const drmType = selected && drmTypeFor(selected, opts.drmTypes);
     if (!selected || !drmType || !LICENSE_MESSAGES.includes(request.messageType)) return;
+    const session = engine.loads.current();
     try {
       const cid = await resolveContentId(
         opts,
+        session,
         selected,
         () => getContentId?.(request),
         () => null,
@@ -75,17 +87,22 @@ export function attachLicenseAuth(
         url: request.url,
         body: request.data,
         headers: request.headers,
+        credentials: request.withCredentials ? 'include' : undefined,
         licenseRequestType: request.messageType,
+        session,
       });
       Object.assign(request, { url: licenseDataUrl(license), headers: {}, withCredentials: false });
     } catch (error) {
       // A rejected filter would stall dash.js without an error: the error event says why, and
       // the request is left unanswered (dash.js would only report it once more, without the cause).
-      player.trigger(
-        'error' as never,
-        { error: { code: LICENSER_ERROR, message: (error as Error).message, data: error } },
-        {},
-      );
+      // When the app moved on, there is nothing to say.
+      if (!session.movedOn) {
+        player.trigger(
+          'error' as never,
+          { error: { code: LICENSER_ERROR, message: (error as Error).message, data: error } },
+          {},
+        );
+      }
       await new Promise(() => undefined);
     }
   };
@@ -93,7 +110,11 @@ export function attachLicenseAuth(
   let attached = true;
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
     attached &&
-    engine.prefetch({ ...request, keySystem: request.keySystem ?? keySystem }, configured);
+    engine.prefetch(
+      { ...request, keySystem: request.keySystem ?? keySystem },
+      configured,
+      engine.loads.current(),
+    );
   const listeners: Record<string, (event: { data?: unknown }) => void> = {
     public_keySystemSelected: ({ data }) => {
       const access = data as {
@@ -103,11 +124,11 @@ export function attachLicenseAuth(
       keySystem = access?.selectedSystemString ?? access?.keySystem?.systemString ?? keySystem;
     },
     manifestLoadingStarted: () => {
+      engine.loads.started();
       if (opts.autoPrefetch) prefetch().catch(() => undefined);
     },
-    // Tearing the stream down must not wait for a slow site.
-    streamTeardownComplete: () =>
-      sender.abortAll(new LicenseAuthError('ABORTED', 'The dash.js stream was torn down.')),
+    // dash.js tears the stream down before it loads the next source, and on reset().
+    streamTeardownComplete: () => engine.loads.ended('The dash.js stream was torn down.'),
   };
   const events = player as unknown as {
     on(name: string, listener: (event: { data?: unknown }) => void): void;
@@ -118,13 +139,16 @@ export function attachLicenseAuth(
 
   return {
     prefetch,
+    load: engine.loads.name,
     on: engine.emitter.on,
     detach() {
       if (!attached) return;
       attached = false;
       player.unregisterLicenseRequestFilter(requestFilter);
       for (const [name, listener] of Object.entries(listeners)) events.off(name, listener);
-      sender.abortAll(new LicenseAuthError('ABORTED', 'The license auth handle was detached.'));
+      if (player.setProtectionData !== setProtectionData) {
+        player.setProtectionData = setProtectionData;
+      }
       engine.destroy();
     },
   };

@@ -2,6 +2,7 @@ import type { AxiosInstance } from 'axios';
 import { LicenseAuthError, TokenFetchError } from './errors.ts';
 import type { DrmType } from './key-systems.ts';
 import type { FetchFunction } from './options.ts';
+import { builderErrorOf, readJsonObject } from './service-error.ts';
 import { retryWait, sleep, withDeadline, type RetryPolicy } from './retry.ts';
 
 export interface TokenParams {
@@ -151,6 +152,16 @@ export const withTokenDeadline =
         } catch (error) {
           if (error instanceof LicenseAuthError) throw error;
           throw siteError({ url: source, reason: messageOf(error) }, what, cid, error);
+        }
+        // A site that hands on its token builder's error with a 2xx status has no token for us.
+        const builder = typeof value === 'string' ? builderErrorOf(readJsonObject(value)) : null;
+        if (builder) {
+          const said = builder.message ? `: ${builder.message}` : '';
+          throw siteError(
+            { url: source, reason: `its token builder failed with ${builder.code}${said}` },
+            what,
+            cid,
+          );
         }
         if (typeof value === 'string' && value.trim()) return value.trim();
         throw siteError({ url: source, reason: `an empty ${what}` }, what, cid);

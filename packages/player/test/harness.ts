@@ -65,6 +65,10 @@ export interface LicenseRequestInit {
   keySystemUris?: string[];
   sessionId?: string;
   sessionType?: string;
+  /** The request's DRM info object: one per load's DRM engine (a new one when not given). */
+  drmInfo?: Shaka.default.extern.DrmInfo;
+  /** What Shaka's DRM engine passes along: `isPreload` for a preload's requests. */
+  context?: Shaka.default.extern.RequestContext;
 }
 
 /** Anything with a networking engine: a shaka.Player or a shaka.offline.Storage. */
@@ -89,7 +93,7 @@ export function requestLicense(player: HasNetworkingEngine, init: LicenseRequest
   request.initData = init.initData ?? null;
   request.initDataType = init.initDataType ?? null;
   request.sessionId = init.sessionId ?? 'session-1';
-  request.drmInfo = {
+  request.drmInfo = init.drmInfo ?? {
     keySystem: init.keySystem ?? 'com.widevine.alpha',
     licenseServerUri: uri,
     audioRobustness: '',
@@ -106,7 +110,7 @@ export function requestLicense(player: HasNetworkingEngine, init: LicenseRequest
   };
   return player
     .getNetworkingEngine()!
-    .request(shaka.net.NetworkingEngine.RequestType.LICENSE, request).promise;
+    .request(shaka.net.NetworkingEngine.RequestType.LICENSE, request, init.context).promise;
 }
 
 /** Resolves to the rejection of `promise` (fails the test if it resolves). */

@@ -219,7 +219,6 @@ describe('options are checked at attach time', () => {
       'tokenUrl must be a non-empty string',
       'getToken must be a function',
       'give only one of tokenUrl, getToken',
-      'contentId or getContentId is required',
       'licenseServer must be a map of key system to string',
       'header must be an HTTP header name',
       'tokenTimeoutMs must be a number >= 0',

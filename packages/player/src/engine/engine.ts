@@ -279,7 +279,7 @@ export async function resolveContentId(
   if (!cid) {
     throw new LicenseAuthError(
       'NO_CONTENT_ID',
-      `No content ID for the ${keySystem} license request: set contentId, or make getContentId return one.`,
+      `No content ID for the ${keySystem} license request: name the asset with load(contentId) before the player loads it, set contentId, or make getContentId return one.`,
     );
   }
   return cid;

@@ -16,7 +16,10 @@ export type FetchFunction = (input: string, init: RequestInit) => Promise<Respon
 
 /** The options every adapter takes; each adds `getContentId` with its player's context. */
 export interface EngineOptions {
-  /** The cid of the content being played. */
+  /**
+   * The cid of the content being played, for loads the app does not name with `load(contentId)`
+   * (a single asset needs nothing else).
+   */
   contentId?: string;
   /** Token mode: the site's token endpoint (`POST` JSON `{"cid","drm_type"}` with cookies, text answer). */
   tokenUrl?: string;
@@ -163,9 +166,6 @@ export function resolveOptions<GetContentId = unknown>(
     );
   }
   if (o.axios !== undefined && o.fetch !== undefined) issues.push('give only one of axios, fetch');
-  if (o.contentId === undefined && o.getContentId === undefined && o.fairplay === undefined) {
-    issues.push('contentId or getContentId is required');
-  }
   if (typeof o.header === 'string' && !/^[!#$%&'*+.^_`|~\w-]+$/.test(o.header)) {
     issues.push('header must be an HTTP header name');
   }

@@ -7,6 +7,7 @@ import type { LicenseAuthEvents } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
 import { createLicenseFilters, type DownloadFailedEvent } from './license-filters.ts';
 import { createLoadRouting, type Operation } from './load-routing.ts';
+import type { LoadSession } from '../engine/session.ts';
 import type { GetContentId, LicenseAuthOptions } from './options.ts';
 import {
   RequestType,
@@ -30,9 +31,9 @@ export interface LicenseAuthHandle extends Handle<LicenseAuthEvents> {
    */
   preload<T extends PromiseLike<unknown>>(contentId: string, preloading: T): T;
   /**
-   * `auth.store('movie-2', storage.store(url))`: the download's license requests use this cid,
-   * and the player's unloads and loads leave them alone until the download ends. Returns what it
-   * was given.
+   * `auth.store('movie-2', storage.store(url))`: the download's token is fetched at once, its
+   * license requests use this cid, and the player's unloads and loads leave them alone until the
+   * download ends. Returns what it was given.
    */
   store<T extends Operation>(contentId: string, operation: T): T;
 }
@@ -161,14 +162,21 @@ export function attachLicenseAuth(
   engines.add(net);
 
   let attached = true;
-  const prefetch = async (request: PrefetchOptions = {}): Promise<boolean> => {
+  const prefetchFor = async (
+    session: LoadSession,
+    request: PrefetchOptions = {},
+  ): Promise<boolean> => {
     if (!attached) return false;
     const drm = target.getConfiguration().drm;
     return engine.prefetch(
       { ...request, keySystem: request.keySystem ?? drm.preferredKeySystems[0] },
       Object.keys(drm.servers),
-      engine.loads.current(),
+      session,
     );
+  };
+  const prefetch = (request?: PrefetchOptions) => prefetchFor(engine.loads.current(), request);
+  const autoPrefetch = (session: LoadSession) => {
+    if (opts.autoPrefetch) prefetchFor(session).catch(() => undefined);
   };
 
   const listeners: Record<string, (event: never) => void> = {
@@ -176,10 +184,7 @@ export function attachLicenseAuth(
     // Unloading must not wait for a slow site: Shaka waits for pending request filters. Only the
     // player's load ends: a preload and a Storage download go on.
     unloading: () => engine.loads.ended('The player unloaded before the token arrived.'),
-    loading: () => {
-      engine.loads.started();
-      if (opts.autoPrefetch) prefetch().catch(() => undefined);
-    },
+    loading: () => autoPrefetch(engine.loads.started()),
   };
   // A Storage built without a player has no events: no 401/403 retry, no prefetch on loading.
   for (const [type, listener] of Object.entries(listeners))
@@ -190,17 +195,11 @@ export function attachLicenseAuth(
     load: engine.loads.name,
     preload(contentId, preloading) {
       engine.loads.name(contentId);
-      const session = routing.preload(contentId, preloading);
-      if (opts.autoPrefetch) {
-        const drm = target.getConfiguration().drm;
-        engine
-          .prefetch({ keySystem: drm.preferredKeySystems[0] }, Object.keys(drm.servers), session)
-          .catch(() => undefined);
-      }
+      autoPrefetch(routing.preload(contentId, preloading));
       return preloading;
     },
     store(contentId, operation) {
-      routing.download(contentId, operation);
+      autoPrefetch(routing.download(contentId, operation));
       return operation;
     },
     on: engine.emitter.on,

@@ -9,13 +9,7 @@ import { readLicenseAnswer } from './license-answer.ts';
 import type { ResolvedOptions } from './options.ts';
 import { toServiceError, type ServiceErrorBody } from './service-error.ts';
 import { openSession, trackPlayerLoads, type LoadSession, type PlayerLoads } from './session.ts';
-import {
-  axiosPost,
-  createSiteFetcher,
-  fetchPost,
-  lazyAxiosPost,
-  withTokenDeadline,
-} from './site-client.ts';
+import { axiosPost, createSiteFetcher, fetchPost, withTokenDeadline } from './site-client.ts';
 import { createTokenCache, type CachedToken } from './token-cache.ts';
 
 /**
@@ -104,7 +98,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   });
   const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
   const post = () =>
-    opts.fetch ? fetchPost(opts.fetch) : opts.axios ? axiosPost(opts.axios) : lazyAxiosPost();
+    opts.axios ? axiosPost(opts.axios) : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init)));
   const fetchToken = withTokenDeadline(
     opts.fetcher ?? createSiteFetcher(post(), source, opts.kind, opts.retry),
     source,

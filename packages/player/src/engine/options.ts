@@ -1,4 +1,3 @@
-import type { AxiosInstance } from 'axios';
 import type { BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
@@ -9,6 +8,25 @@ export interface FairPlayOptions {
   certificateUrl?: string;
   /** The certificate itself: DER bytes or base64 text. */
   certificate?: BufferLike | string;
+}
+
+/**
+ * What the site's endpoint needs of an axios instance: an app that uses axios passes its own (the
+ * package never imports axios, so an app without it bundles none of it).
+ */
+export interface AxiosLike {
+  post(
+    url: string,
+    data: string,
+    config: {
+      withCredentials: boolean;
+      responseType: 'text';
+      transformResponse: (data: unknown) => unknown;
+      headers: Record<string, string>;
+      validateStatus: () => boolean;
+      signal: AbortSignal;
+    },
+  ): Promise<{ status: number; data: unknown }>;
 }
 
 /** `fetch`, or a function with its signature (the page's is used when none is given). */
@@ -61,11 +79,11 @@ export interface EngineOptions {
   tokenMinRemainingMs?: number;
   /** Prefetch the token when the player starts loading. Default true. */
   autoPrefetch?: boolean;
-  /** axios instance for the site's endpoint (interceptors, base URL). Default: axios. */
-  axios?: AxiosInstance;
+  /** The app's axios instance for the site's endpoint (interceptors, base URL), instead of `fetch`. */
+  axios?: AxiosLike;
   /**
-   * `fetch` for the site's endpoint instead of axios, and for the license requests the hls.js,
-   * dash.js and video.js adapters send themselves (which use the page's `fetch` by default).
+   * `fetch` for the site's endpoint and for the license requests the hls.js, dash.js and video.js
+   * adapters send themselves. Default: the page's `fetch`.
    */
   fetch?: FetchFunction;
   /** Deadline of one license request an adapter sends itself, retries included. Default 20 000 ms. */
@@ -94,7 +112,7 @@ export interface ResolvedOptions<GetContentId = unknown> {
   tokenLifetimeMs: number;
   tokenMinRemainingMs: number;
   autoPrefetch: boolean;
-  axios: AxiosInstance | undefined;
+  axios: AxiosLike | undefined;
   fetch: FetchFunction | undefined;
   now: () => number;
 }

@@ -112,18 +112,43 @@ describe('attachLicenseAuth(dashPlayer)', () => {
     expect(h.filters).toHaveLength(1);
   });
 
-  test('says plainly that dash.js plays no FairPlay', () => {
-    const player = dashjs.MediaPlayer().create();
-    expect(() =>
-      attachLicenseAuth(player, {
-        contentId: 'c',
-        tokenUrl: TOKEN_URL,
-        fairplay: { certificateUrl: '/fairplay.cer' },
-      } as DashLicenseAuthOptions),
-    ).toThrow('dash.js plays no FairPlay: leave fairplay out');
+  test("FairPlay (dash.js 5.2's KeySystemFairPlay): its server and certificate, and the Widevine service certificate", () => {
+    const h = setup({
+      licenseServer: LICENSE_URL,
+      fairplay: { certificate: 'AAEC' },
+      widevine: { certificateUrl: `${LICENSE_URL}/widevineCert.do` },
+    });
+    expect(h.protectionData[0]).toMatchObject({
+      'com.apple.fps': { serverURL: LICENSE_URL, serverCertificate: 'AAEC' },
+      'com.widevine.alpha': {
+        serverURL: LICENSE_URL,
+        certUrls: [`${LICENSE_URL}/widevineCert.do`],
+      },
+    });
   });
 
-  test('a single license server URL serves Widevine and PlayReady, not FairPlay', () => {
+  test('a FairPlay license request as dash.js makes it: the SPC as the form body, the CKC back', async () => {
+    const CKC = new Uint8Array([7, 8, 9]);
+    const h = setup(
+      { licenseServer: LICENSE_URL, contentId: 'movie-1', fairplay: { certificate: 'AAEC' } },
+      () => HttpResponse.text(`<ckc>${btoa(String.fromCharCode(...CKC))}</ckc>`, cors()),
+    );
+    h.player.trigger(
+      'public_keySystemSelected' as never,
+      { data: { keySystem: { systemString: 'com.apple.fps' } } },
+      {},
+    );
+    const answer = await dashLicenseRequest(
+      h.filters,
+      licenseRequest({ headers: { 'Content-Type': 'application/octet-stream' } }),
+    );
+    expect(new Uint8Array(answer.response as ArrayBuffer)).toEqual(CKC);
+    expect(h.seen.license.map((l) => [text(l.body), l.contentType, l.header])).toEqual([
+      ['spc=AQID', 'application/x-www-form-urlencoded', 'token-1-FairPlay-movie-1'],
+    ]);
+  });
+
+  test('a single license server URL serves Widevine and PlayReady, and FairPlay only with its certificate', () => {
     const h = setup({
       licenseServer: 'https://license.example.com/ri/licenseManager.do',
       header: 'x-example-header',

@@ -88,6 +88,18 @@ describe('license server configuration', () => {
   });
 });
 
+test('the Widevine service certificate (widevine.certificateUrl) goes into drm.advanced, and out on detach', () => {
+  const { player, handle } = h.setup({
+    licenseServer: LICENSE_URL,
+    widevine: { certificateUrl: `${LICENSE_URL}/widevineCert.do?siteId=S` },
+  });
+  expect(player.getConfiguration().drm.advanced['com.widevine.alpha']?.serverCertificateUri).toBe(
+    `${LICENSE_URL}/widevineCert.do?siteId=S`,
+  );
+  handle.detach();
+  expect(player.getConfiguration().drm.advanced['com.widevine.alpha']).toBeUndefined();
+});
+
 describe('gateway mode', () => {
   test('customDataUrl: the custom data goes into the header', async () => {
     const { player, handle } = h.setup({

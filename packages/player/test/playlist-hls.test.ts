@@ -167,3 +167,13 @@ test('without contentId, a load the app did not name fails with NO_CONTENT_ID, b
   });
   expect(site.cids()).toEqual([]);
 });
+
+test('the Widevine service certificate reaches hls.js as the key system’s serverCertificateUrl', () => {
+  const { hls } = setup({
+    licenseServer: { 'com.widevine.alpha': LICENSE_URL },
+    widevine: { certificate: 'AAEC' },
+  });
+  expect(hls.config.drmSystems?.['com.widevine.alpha']?.serverCertificateUrl).toBe(
+    'data:application/octet-stream;base64,AAEC',
+  );
+});

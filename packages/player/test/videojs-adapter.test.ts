@@ -343,3 +343,14 @@ test('a FairPlay certificate URL answering 404 is FAIRPLAY_CERTIFICATE, not a ce
     message: expect.stringContaining('HTTP 404'),
   });
 });
+
+test('the Widevine service certificate is what getCertificate gives the plugin', async () => {
+  const h = setup({
+    licenseServer: { 'com.widevine.alpha': LICENSE_URL },
+    widevine: { certificate: 'AAEC' },
+  });
+  const cert = await new Promise<unknown>((resolve) =>
+    h.auth.keySystems['com.widevine.alpha']!.getCertificate!({}, (_, c) => resolve(c)),
+  );
+  expect(cert).toEqual(new Uint8Array([0, 1, 2]));
+});

@@ -1,11 +1,13 @@
 import type { LicenseRequest, MediaPlayerClass, ProtectionDataSet } from 'dashjs';
+import { toBase64 } from '../engine/bytes.ts';
+import { serverCertificates } from '../engine/certificates.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES } from '../engine/key-systems.ts';
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
 
-export interface DashLicenseAuthOptions extends Omit<EngineOptions, 'fairplay'> {
+export interface DashLicenseAuthOptions extends EngineOptions {
   /** The cid for a license request, when it depends on the request. */
   getContentId?: (request: LicenseRequest) => string | undefined | Promise<string | undefined>;
   /**
@@ -26,15 +28,14 @@ const LICENSER_ERROR = 111;
  * itself from the request filter (with `fetch`), reads the answer before the CDM, re-sends once
  * with a fresh token where the service's refusal says so, and points dash.js's request at the
  * license (a `data:` URL); a failure becomes dash.js's `error` event (code 111) whose `error.data`
- * is this package's error. dash.js has no FairPlay: use the Shaka or hls.js adapter for it.
+ * is this package's error. FairPlay (dash.js 5.2's KeySystemFairPlay) needs the `fairplay` option
+ * for its certificate; its cid comes from `contentId` or `load()` (DASH has no skd:// URI).
  */
 export function attachLicenseAuth(
   player: MediaPlayerClass,
   options: DashLicenseAuthOptions,
 ): LicenseAuthHandle {
   const opts = resolveOptions<DashLicenseAuthOptions['getContentId']>(options, (o) => [
-    o['fairplay'] !== undefined &&
-      'dash.js plays no FairPlay: leave fairplay out (the Shaka and hls.js adapters play it)',
     o['protectionData'] !== undefined &&
       (typeof o['protectionData'] !== 'object' || o['protectionData'] === null) &&
       'protectionData must be an object',
@@ -44,11 +45,17 @@ export function attachLicenseAuth(
   }
   const engine = createEngine(opts);
   const sender = createLicenseSender(engine);
-  const servers = Object.entries(engine.servers).filter(([keySystem]) => !isFairPlay(keySystem));
+  // dash.js 5.2 plays FairPlay (KeySystemFairPlay) where the browser has it: its server only with
+  // the fairplay option, which brings the certificate its CDM needs.
+  const servers = Object.entries(engine.servers).filter(
+    ([keySystem]) => !isFairPlay(keySystem) || opts.fairplay,
+  );
   engine.checkHeader(servers.map(([, url]) => url));
-  const protectionData: ProtectionDataSet = { ...options.protectionData };
-  for (const [keySystem, url] of servers) {
-    protectionData[keySystem] = { serverURL: url, ...protectionData[keySystem] };
+  const certificates: ProtectionDataSet = {};
+  for (const { keySystem, certificate, url } of serverCertificates(opts)) {
+    certificates[keySystem] = certificate
+      ? { serverCertificate: toBase64(certificate) }
+      : { certUrls: [url as string] };
   }
   // dash.js keeps one set of protection data: an app's later setProtectionData() gets the
   // servers the handle set merged under its own, as the app's first set did.
@@ -56,11 +63,12 @@ export function attachLicenseAuth(
   const merged = (given: ProtectionDataSet | null | undefined): ProtectionDataSet => {
     const out: ProtectionDataSet = { ...given };
     for (const [keySystem, url] of servers) {
-      out[keySystem] = { serverURL: url, ...out[keySystem] };
+      out[keySystem] = { serverURL: url, ...certificates[keySystem], ...out[keySystem] };
     }
     return out;
   };
   player.setProtectionData = (value) => setProtectionData.call(player, merged(value));
+  const protectionData = merged(options.protectionData);
   player.setProtectionData(protectionData);
 
   const getContentId = opts.getContentId;

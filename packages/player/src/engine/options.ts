@@ -63,6 +63,11 @@ export interface EngineOptions {
   /** Key system (or key system prefix) to drm_type, over the built-in map. */
   drmTypes?: Readonly<Record<string, string>>;
   fairplay?: FairPlayOptions;
+  /**
+   * The Widevine service certificate (the service's `widevineCert.do`, which its samples load):
+   * the CDM encrypts its license requests with it. DER or base64, given or loaded from a URL.
+   */
+  widevine?: FairPlayOptions;
   /** Deadline for getting one token, retries included. Default 10 000 ms. */
   tokenTimeoutMs?: number;
   /** Retry of `tokenUrl`/`customDataUrl` fetches (and of license requests an adapter sends itself). */
@@ -106,6 +111,7 @@ export interface ResolvedOptions<GetContentId = unknown> {
   sessionRetries: number;
   drmTypes: Readonly<Record<string, string>>;
   fairplay: FairPlayOptions | undefined;
+  widevine: FairPlayOptions | undefined;
   tokenTimeoutMs: number;
   licenseTimeoutMs: number;
   retry: RetryPolicy;
@@ -125,7 +131,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const RULES =
   'contentId:s tokenUrl:s customDataUrl:s header:s getContentId:f getToken:f getCustomData:f now:f ' +
   'fetch:f tokenTimeoutMs:n licenseTimeoutMs:n tokenLifetimeMs:n tokenMinRemainingMs:n ' +
-  'sessionRetries:n autoPrefetch:b drmTypes:m fairplay:o retry:o axios:a freshTokenCodes:l';
+  'sessionRetries:n autoPrefetch:b drmTypes:m fairplay:o widevine:o retry:o axios:a freshTokenCodes:l';
 const MUST: Readonly<Record<string, string>> = {
   s: 'a non-empty string',
   f: 'a function',
@@ -168,8 +174,10 @@ export function resolveOptions<GetContentId = unknown>(
     check(name, o[name], rule);
   }
   check('licenseServer', o.licenseServer, typeof o.licenseServer === 'string' ? 's' : 'm');
-  const fairplay = (o.fairplay ?? {}) as Record<string, unknown>;
-  check('fairplay.certificateUrl', fairplay['certificateUrl'], 's');
+  for (const name of ['fairplay', 'widevine'] as const) {
+    const given = (o[name] ?? {}) as Record<string, unknown>;
+    check(`${name}.certificateUrl`, given['certificateUrl'], 's');
+  }
   const retry = (o.retry ?? {}) as Record<string, unknown>;
   for (const key of ['maxAttempts', 'baseDelayMs', 'backoffFactor', 'maxDelayMs'])
     check(`retry.${key}`, retry[key], 'n');

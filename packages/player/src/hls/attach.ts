@@ -2,9 +2,10 @@ import type Hls from 'hls.js';
 import type { HlsConfig } from 'hls.js';
 import { toBase64 } from '../engine/bytes.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
-import { contentIdFromSkd, normaliseCertificate } from '../engine/fairplay.ts';
+import { serverCertificates } from '../engine/certificates.ts';
+import { contentIdFromSkd } from '../engine/fairplay.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
-import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
+import { drmTypeFor } from '../engine/key-systems.ts';
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
 
@@ -61,16 +62,16 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
       .filter(([keySystem]) => drmTypeFor(keySystem, opts.drmTypes))
       .map(([, system]) => system.licenseUrl),
   );
-  const { certificate, certificateUrl } = opts.fairplay ?? {};
-  for (const [keySystem, system] of Object.entries(drmSystems)) {
-    if (isFairPlay(keySystem) && !system.serverCertificateUrl) {
-      // hls.js loads the certificate from a URL: given bytes travel as a data: URL.
-      system.serverCertificateUrl =
-        certificate !== undefined
-          ? `data:application/octet-stream;base64,${toBase64(normaliseCertificate(certificate))}`
-          : certificateUrl;
+  // hls.js loads each certificate from a URL: given bytes travel as a data: URL.
+  for (const { keySystem, certificate, url } of serverCertificates(opts)) {
+    const system = drmSystems[keySystem];
+    if (system && !system.serverCertificateUrl) {
+      system.serverCertificateUrl = certificate
+        ? `data:application/octet-stream;base64,${toBase64(certificate)}`
+        : url;
     }
   }
+
   const getContentId = opts.getContentId;
   // hls.js calls the hook a second time when it rejects: the second call fails the same way.
   const failures = new WeakMap<Uint8Array, unknown>();

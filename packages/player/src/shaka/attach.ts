@@ -1,5 +1,5 @@
 import { createEngine } from '../engine/engine.ts';
-import { normaliseCertificate } from '../engine/fairplay.ts';
+import { serverCertificates } from '../engine/certificates.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
 import { invalidOptions, resolveOptions } from '../engine/options.ts';
 import type { LicenseAuthHandle as Handle, PrefetchOptions } from '../engine/handle.ts';
@@ -49,7 +49,6 @@ interface Target extends SessionHost {
   removeEventListener?(type: string, listener: (event: never) => void): void;
 }
 
-const FAIRPLAY = 'com.apple.fps';
 type Headers = Record<string, string>;
 // One handle per networking engine: a Storage built on a player shares the player's, and a second
 // set of filters would send two tokens and wrap a FairPlay body twice.
@@ -95,19 +94,15 @@ export function attachLicenseAuth(
     string,
     { serverCertificate?: Uint8Array; serverCertificateUri?: string }
   > = {};
-  const { certificate, certificateUrl: certUrl } = opts.fairplay ?? {};
-  const page = (globalThis as { location?: { href: string } }).location?.href;
-  const certificateUrl = certUrl && new URL(certUrl, page).href;
-  const fps = config.advanced?.[FAIRPLAY];
-  if (
-    (certificate !== undefined || certificateUrl) &&
-    !fps?.serverCertificate?.length &&
-    !fps?.serverCertificateUri
-  ) {
-    advanced[FAIRPLAY] =
-      certificate !== undefined
-        ? { serverCertificate: normaliseCertificate(certificate) }
-        : { serverCertificateUri: certificateUrl };
+  // FairPlay's certificate and Widevine's service certificate, unless the app configured one.
+  const certificateUrls = new Set<string>();
+  for (const { keySystem, certificate, url } of serverCertificates(opts)) {
+    const own = config.advanced?.[keySystem];
+    if (own?.serverCertificate?.length || own?.serverCertificateUri) continue;
+    advanced[keySystem] = certificate
+      ? { serverCertificate: certificate }
+      : { serverCertificateUri: url };
+    if (url) certificateUrls.add(url);
   }
   const previousFailureCallback = config.failureCallback;
   const routing = createLoadRouting(engine, () => target.drmInfo?.());
@@ -137,7 +132,7 @@ export function attachLicenseAuth(
         session.signal.removeEventListener('abort', abort);
       }
     },
-    certificateUrl,
+    certificateUrls,
   });
   const failureCallback = createFailureCallback(
     target,

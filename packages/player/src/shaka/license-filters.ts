@@ -25,8 +25,8 @@ export interface FilterDeps {
   original(request: ShakaRequest): { body: ShakaRequest['body']; headers: Record<string, string> };
   /** Sends a license request through the networking engine the filters are registered on. */
   send(request: ShakaRequest, session: LoadSession): Promise<ShakaResponse>;
-  /** Absolute URL of the FairPlay certificate whose answers are normalised, if configured. */
-  certificateUrl: string | undefined;
+  /** Absolute URLs of the certificates the handle configured, whose answers are normalised. */
+  certificateUrls: ReadonlySet<string>;
 }
 
 /** The parts of Shaka's `downloadfailed` event that are read. */
@@ -148,7 +148,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
 
   const responseFilter: ResponseFilter = (type, response) => {
     if (type === RequestType.SERVER_CERTIFICATE) {
-      if (deps.certificateUrl && response.originalUri === deps.certificateUrl) {
+      if (deps.certificateUrls.has(response.originalUri)) {
         response.data = normaliseCertificate(response.data);
       }
       return;

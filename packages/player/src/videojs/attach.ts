@@ -1,5 +1,6 @@
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import { LicenseAuthError } from '../engine/errors.ts';
+import { serverCertificates } from '../engine/certificates.ts';
 import { contentIdFromSkd, normaliseCertificate } from '../engine/fairplay.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
@@ -78,7 +79,29 @@ export function attachLicenseAuth(
   if (typeof player.eme === 'function') (player.eme as () => void).call(player);
   const eme = player.eme as { options: { keySystems?: Record<string, unknown> } };
   const previous = eme.options.keySystems;
-  const { certificate, certificateUrl } = opts.fairplay ?? {};
+  // The plugin asks getCertificate of any key system for its CDM's server certificate.
+  const certificates = new Map<string, () => Promise<Uint8Array>>();
+  for (const { keySystem, certificate, url } of serverCertificates(opts)) {
+    certificates.set(keySystem, () =>
+      certificate ? Promise.resolve(certificate) : loadCertificate(url as string),
+    );
+  }
+  const loadCertificate = (url: string): Promise<Uint8Array> =>
+    (opts.fetch ?? fetch)(url, {})
+      .then((res) => {
+        // An error page is not a certificate: the CDM would only fail on it later.
+        if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
+        return res.arrayBuffer();
+      })
+      .then(normaliseCertificate)
+      .catch((error: unknown) => {
+        throw error instanceof LicenseAuthError
+          ? error
+          : new LicenseAuthError(
+              'FAIRPLAY_CERTIFICATE',
+              `The server certificate did not load (${(error as Error)?.message ?? String(error)}): set the certificate itself, or a certificateUrl that serves it.`,
+            );
+      });
 
   // The message type of each key message, told by the plugin's `keymessage` event on the tech.
   const messageTypes = new WeakMap<object, string>();
@@ -170,30 +193,14 @@ export function attachLicenseAuth(
       ...(fairplay && {
         getContentId: (_: unknown, initData: string) => contentIdFromSkd(initData),
       }),
-      ...(fairplay &&
-        opts.fairplay && {
-          getCertificate(_: unknown, callback: Callback<Uint8Array>) {
-            (certificate !== undefined
-              ? Promise.resolve(certificate)
-              : (opts.fetch ?? fetch)(certificateUrl ?? '', {}).then((res) => {
-                  // An error page is not a certificate: the CDM would only fail on it later.
-                  if (!res.ok) throw new Error(`HTTP ${res.status} from ${certificateUrl}`);
-                  return res.arrayBuffer();
-                })
-            ).then(
-              (cert) => callback(null, normaliseCertificate(cert)),
-              (error: unknown) =>
-                callback(
-                  error instanceof LicenseAuthError
-                    ? error
-                    : new LicenseAuthError(
-                        'FAIRPLAY_CERTIFICATE',
-                        `The FairPlay certificate did not load (${(error as Error)?.message ?? String(error)}): set fairplay.certificateUrl or fairplay.certificate.`,
-                      ),
-                ),
-            );
-          },
-        }),
+      ...(certificates.has(keySystem) && {
+        getCertificate(_: unknown, callback: Callback<Uint8Array>) {
+          certificates.get(keySystem)!().then(
+            (cert) => callback(null, cert),
+            (error: unknown) => callback(error),
+          );
+        },
+      }),
     };
   }
   const merged: Record<string, unknown> = { ...previous };

@@ -93,11 +93,11 @@ test('the Widevine service certificate (widevine.certificateUrl) goes into drm.a
     licenseServer: LICENSE_URL,
     widevine: { certificateUrl: `${LICENSE_URL}/widevineCert.do?siteId=S` },
   });
-  expect(player.getConfiguration().drm.advanced['com.widevine.alpha']?.serverCertificateUri).toBe(
+  expect(player.getConfiguration().drm.advanced?.['com.widevine.alpha']?.serverCertificateUri).toBe(
     `${LICENSE_URL}/widevineCert.do?siteId=S`,
   );
   handle.detach();
-  expect(player.getConfiguration().drm.advanced['com.widevine.alpha']).toBeUndefined();
+  expect(player.getConfiguration().drm.advanced?.['com.widevine.alpha']).toBeUndefined();
 });
 
 describe('gateway mode', () => {

@@ -17,6 +17,11 @@ export interface FrameVideo {
 /** How far a presented frame may be from the asked time: under half a frame of the 24 fps clip. */
 const SAME_FRAME_SECONDS = 0.02;
 
+/** Where the video steps first: a time whose frame is not the asked one (the clip has 24 fps). */
+const DETOUR_SECONDS = 0.5;
+/** Only so that a page that never paints fails with what it showed instead of hanging. */
+const GIVE_UP_MS = 20_000;
+
 /**
  * Pauses, seeks to `seconds` and resolves once the frame there is on screen, with the media time of
  * the frame last put on screen: the caller checks it is the one asked for.
@@ -26,10 +31,21 @@ export async function showFrame(video: FrameVideo, seconds: number): Promise<num
     requestAnimationFrame(callback: () => void): number;
     setTimeout(callback: () => void, ms: number): number;
   };
+  const seek = (to: number) => {
+    const seeked = new Promise<void>((resolve) =>
+      video.addEventListener('seeked', () => resolve(), { once: true }),
+    );
+    video.currentTime = to;
+    return seeked;
+  };
   video.pause();
-  // A frame decoded before the pause may still be put on screen after the seek has been asked for;
-  // waiting for any frame let a screenshot catch that one (a CI run saw 6.5 levels off the clear
-  // frame where 0.7 is usual). Only a frame at the asked time ends the wait.
+  // The video first steps off the asked time, so that the frame at it is always painted anew: a
+  // seek to the frame already shown paints nothing, and waiting a fixed while for a paint instead
+  // picked a neighbouring frame when a busy CPU painted late.
+  await seek(seconds - DETOUR_SECONDS);
+  // A frame decoded before the pause, or the detour's, may still be put on screen after the seek
+  // has been asked for; waiting for any frame let a screenshot catch one (a CI run saw 6.5 levels
+  // off the clear frame where 0.7 is usual). Only a frame at the asked time ends the wait.
   let lastShown: number | undefined;
   const painted = new Promise<number>((resolve) => {
     const onFrame = (_now: number, frame: PresentedFrame) => {
@@ -39,16 +55,11 @@ export async function showFrame(video: FrameVideo, seconds: number): Promise<num
     };
     video.requestVideoFrameCallback(onFrame);
   });
-  const seeked = new Promise<void>((resolve) =>
-    video.addEventListener('seeked', () => resolve(), { once: true }),
-  );
-  video.currentTime = seconds;
-  await seeked;
-  // A seek to the frame already shown paints nothing new; after a second, what is shown stays.
+  await seek(seconds);
   const shown = await Promise.race([
     painted,
     new Promise<number>((resolve) =>
-      page.setTimeout(() => resolve(lastShown ?? video.currentTime), 1000),
+      page.setTimeout(() => resolve(lastShown ?? Number.NaN), GIVE_UP_MS),
     ),
   ]);
   await new Promise<void>((r) =>

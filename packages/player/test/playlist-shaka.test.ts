@@ -5,7 +5,8 @@
 // (harness.ts), and its failure callback is called with the error it builds.
 import { describe, expect, test } from 'vitest';
 import { http, HttpResponse } from 'msw';
-import type { LicenseAuthHandle } from '../src/index.ts';
+import { findLicenseAuthError, type LicenseAuthHandle } from '../src/index.ts';
+import type Shaka from 'shaka-player';
 import { slowSite } from './slow-site.ts';
 import {
   LICENSE_URL,
@@ -195,6 +196,31 @@ describe("Shaka's preload", () => {
     await requestLicense(player, { licenseRequestType: 'license-renewal' });
     expect(h.seen.license.map((l) => l.header)).toEqual(['token-P', 'token-A']);
   });
+});
+
+test('a preloaded title the player then plays: its session becomes the load, which the next load ends', async () => {
+  const { site, player, handle, play, reached } = await playerWithSite();
+  play(handle, 'A');
+  await expect.poll(site.cids).toEqual(['A']);
+  site.give('A');
+  // The preload's DRM engine, whose info the player reports once player.load() took it.
+  const drmInfo = { keySystem: 'com.widevine.alpha' } as Shaka.default.extern.DrmInfo;
+  handle.preload('P', Promise.resolve());
+  await expect.poll(site.cids).toEqual(['A', 'P']);
+  site.give('P');
+  await requestLicense(player, { drmInfo, context: { isPreload: true } });
+  player.drmInfo = () => drmInfo;
+  // A renewal of the preloaded title, now playing: still P, and now the player's load.
+  await requestLicense(player, { drmInfo, licenseRequestType: 'license-renewal' });
+  expect(h.seen.license.map((l) => l.header)).toEqual(['token-P', 'token-P']);
+  // The next load ends it: a request of P's still waiting for a token is dropped.
+  handle.load('A');
+  // Its PlayReady request (the same DRM engine) waits for a token of its own.
+  drmInfo.keySystem = 'com.microsoft.playready';
+  const stale = rejection(requestLicense(player, { drmInfo }));
+  await expect.poll(reached).toBe(3);
+  void player.load(`${SITE}/A.mpd`).catch(noop);
+  expect(findLicenseAuthError(await stale)?.code).toBe('ABORTED');
 });
 
 describe('resetConfiguration()', () => {

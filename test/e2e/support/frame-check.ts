@@ -16,9 +16,32 @@ export interface ShownFrame {
   time: number;
 }
 
-/** Screenshots the <video> `video` after the page has shown the frame at media time `time`. */
+/** Screenshots taken at most while the picture settles. */
+const MAX_SCREENSHOTS = 12;
+
+/**
+ * Screenshots the <video> `video` after the page has shown the frame at media time `time`: again
+ * after each animation frame until two in a row are the same picture. The browser has put the
+ * frame on screen by then, but a busy CPU composites late: a screenshot taken at once caught the
+ * frame before the seek (13 levels off at 2 s, under one busy core). The picture judged is the
+ * settled one; what it must match is unchanged.
+ */
 export async function screenshotFrame(video: Locator, time: number): Promise<ShownFrame> {
-  const png = await video.screenshot({ animations: 'disabled' });
+  const nextFrames = () =>
+    video.page().evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          const page = globalThis as unknown as { requestAnimationFrame(cb: () => void): number };
+          page.requestAnimationFrame(() => page.requestAnimationFrame(() => resolve()));
+        }),
+    );
+  let png = await video.screenshot({ animations: 'disabled' });
+  for (let shot = 1; shot < MAX_SCREENSHOTS; shot++) {
+    await nextFrames();
+    const again = await video.screenshot({ animations: 'disabled' });
+    if (again.equals(png)) break;
+    png = again;
+  }
   return { image: decodePng(png), png, time };
 }
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { findChromium, launchChromium, type LaunchedChromium } from '../support/chromium.ts';
 import { buildTestPage } from '../support/page-build.ts';
 import { pollStatus } from '../support/session.ts';
-import { screenshotFrame, type ShownFrame } from '../support/frame-check.ts';
+import { shownFrame, type ShownFrame } from '../support/frame-check.ts';
 import { GATE_COOKIE, startLicenseGate, type LicenseGate } from '../support/license-gate.ts';
 import { SAMPLE, SIGNED_IN_USER, SITE, startSite, type RunningSite } from '../support/site.ts';
 import { startStaticServer, type StaticServer } from '../support/static-server.ts';
@@ -164,12 +164,16 @@ function playerPage(page: Page, origin: string): PlayerPage {
       ] as const),
     waitFor: (id, what, done, timeoutMs) => pollStatus(status, id, what, done, timeoutMs),
     async frameAt(id, seconds) {
-      const time = await page.evaluate(
-        ([i, s]) => (globalThis as unknown as PageWindow).adapters.showFrame(i, s),
-        [id, seconds] as const,
-      );
       const { videoId } = await status(id);
-      return screenshotFrame(page.locator(`[id="${videoId}"]`), time);
+      return shownFrame(
+        () =>
+          page.evaluate(
+            ([i, s]) => (globalThis as unknown as PageWindow).adapters.showFrame(i, s),
+            [id, seconds] as const,
+          ),
+        page.locator(`[id="${videoId}"]`),
+        seconds,
+      );
     },
   };
 }

@@ -57,10 +57,13 @@ export async function showFrame(video: FrameVideo, seconds: number): Promise<num
   video.requestVideoFrameCallback(onFrame);
   video.pause();
   for (let seeks = 0; seeks < MAX_SEEKS; seeks++) {
-    // The video first steps off the asked time, so that the frame at it is always painted anew:
-    // a seek to the frame already shown paints nothing, and waiting a fixed while for a paint
-    // instead picked a neighbouring frame when a busy CPU painted late.
-    await seek(seconds - DETOUR_SECONDS);
+    // When the asked frame may be the one shown already (a seek to it paints nothing), the video
+    // first steps off it, so that it is painted anew: waiting a fixed while for a paint instead
+    // picked a neighbouring frame when a busy CPU painted late. Otherwise no step: its frame too
+    // could come on screen late.
+    if (seeks > 0 || Math.abs(video.currentTime - seconds) < DETOUR_SECONDS) {
+      await seek(seconds - DETOUR_SECONDS);
+    }
     // A frame decoded before the pause or for the detour may still be put on screen after the
     // seek has been asked for (a CI run saw 6.5 levels off the clear frame where 0.7 is usual;
     // one busy core showed the detour's frame after the asked one): only the asked frame ends the

@@ -25,6 +25,7 @@ import {
   TOKEN_URL,
   type Seen,
 } from './http-mocks.ts';
+import { slowSite } from './slow-site.ts';
 
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 // dash.js's destroy() throws for a player that never had a view: the handles are detached instead.
@@ -111,18 +112,43 @@ describe('attachLicenseAuth(dashPlayer)', () => {
     expect(h.filters).toHaveLength(1);
   });
 
-  test('says plainly that dash.js plays no FairPlay', () => {
-    const player = dashjs.MediaPlayer().create();
-    expect(() =>
-      attachLicenseAuth(player, {
-        contentId: 'c',
-        tokenUrl: TOKEN_URL,
-        fairplay: { certificateUrl: '/fairplay.cer' },
-      } as DashLicenseAuthOptions),
-    ).toThrow('dash.js plays no FairPlay: leave fairplay out');
+  test("FairPlay (dash.js 5.2's KeySystemFairPlay): its server and certificate, and the Widevine service certificate", () => {
+    const h = setup({
+      licenseServer: LICENSE_URL,
+      fairplay: { certificate: 'AAEC' },
+      widevine: { certificateUrl: `${LICENSE_URL}/widevineCert.do` },
+    });
+    expect(h.protectionData[0]).toMatchObject({
+      'com.apple.fps': { serverURL: LICENSE_URL, serverCertificate: 'AAEC' },
+      'com.widevine.alpha': {
+        serverURL: LICENSE_URL,
+        certUrls: [`${LICENSE_URL}/widevineCert.do`],
+      },
+    });
   });
 
-  test('a single license server URL serves Widevine and PlayReady, not FairPlay', () => {
+  test('a FairPlay license request as dash.js makes it: the SPC as the form body, the CKC back', async () => {
+    const CKC = new Uint8Array([7, 8, 9]);
+    const h = setup(
+      { licenseServer: LICENSE_URL, contentId: 'movie-1', fairplay: { certificate: 'AAEC' } },
+      () => HttpResponse.text(`<ckc>${btoa(String.fromCharCode(...CKC))}</ckc>`, cors()),
+    );
+    h.player.trigger(
+      'public_keySystemSelected' as never,
+      { data: { keySystem: { systemString: 'com.apple.fps' } } },
+      {},
+    );
+    const answer = await dashLicenseRequest(
+      h.filters,
+      licenseRequest({ headers: { 'Content-Type': 'application/octet-stream' } }),
+    );
+    expect(new Uint8Array(answer.response as ArrayBuffer)).toEqual(CKC);
+    expect(h.seen.license.map((l) => [text(l.body), l.contentType, l.header])).toEqual([
+      ['spc=AQID', 'application/x-www-form-urlencoded', 'token-1-FairPlay-movie-1'],
+    ]);
+  });
+
+  test('a single license server URL serves Widevine and PlayReady, and FairPlay only with its certificate', () => {
     const h = setup({
       licenseServer: 'https://license.example.com/ri/licenseManager.do',
       header: 'x-example-header',
@@ -245,5 +271,77 @@ describe('a license request dash.js makes', () => {
     expect(removed).toEqual(h.filters);
     expect(await h.auth.prefetch({ keySystem: 'org.w3.clearkey' })).toBe(false);
     expect(h.seen.token).toHaveLength(0);
+  });
+});
+
+describe('a playlist on one dash.js player', () => {
+  // What attachSource() does on dash.js's event bus: the old stream is torn down, then the
+  // manifest of the new source starts loading (MediaPlayer.attachSource, StreamController.reset).
+  const attachSource = (player: MediaPlayerClass) => {
+    player.trigger('streamTeardownComplete' as never, {}, {});
+    player.trigger('manifestLoadingStarted' as never, {}, {});
+  };
+
+  test("each source's prefetch and license request use the cid named for it", async () => {
+    const site = slowSite();
+    const h = setup({ contentId: undefined, getToken: site.getToken, tokenUrl: undefined });
+    h.auth.load('A');
+    attachSource(h.player);
+    await expect.poll(site.cids).toEqual(['A']);
+    site.give('A');
+    await dashLicenseRequest(h.filters, licenseRequest());
+    h.auth.load('B');
+    attachSource(h.player);
+    await expect.poll(site.cids).toEqual(['A', 'B']);
+    site.give('B');
+    await dashLicenseRequest(h.filters, licenseRequest());
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-A', 'token-B']);
+  });
+
+  test("a switch while A's token is on its way: no error event, A's request left unanswered, B's carries B's token", async () => {
+    const site = slowSite();
+    const h = setup({ contentId: undefined, getToken: site.getToken, tokenUrl: undefined });
+    const errors: unknown[] = [];
+    h.player.on('error', (event) => errors.push(event));
+    h.auth.load('A');
+    attachSource(h.player);
+    await expect.poll(site.cids).toEqual(['A']);
+    let settledA = false;
+    void dashLicenseRequest(h.filters, licenseRequest()).finally(() => (settledA = true));
+    h.auth.load('B');
+    attachSource(h.player);
+    expect(site.asked[0]?.signal.aborted).toBe(true);
+    site.give('A');
+    await expect.poll(site.cids).toEqual(['A', 'B']);
+    site.give('B');
+    await dashLicenseRequest(h.filters, licenseRequest());
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-B']);
+    expect(settledA).toBe(false);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("what the app set for dash.js's license requests", () => {
+  test('withCredentials sends the cookies (credentials: include)', async () => {
+    const inits: RequestInit[] = [];
+    const h = setup({
+      fetch: (url, init) => {
+        if (url === LICENSE_URL) inits.push(init);
+        return fetch(url, init);
+      },
+    });
+    await dashLicenseRequest(h.filters, licenseRequest({ withCredentials: true }));
+    await dashLicenseRequest(h.filters, licenseRequest({ withCredentials: false }));
+    expect(inits.map((i) => i.credentials)).toEqual(['include', undefined]);
+  });
+
+  test("a later setProtectionData() keeps the handle's serverURL under the app's settings", () => {
+    const h = setup();
+    h.player.setProtectionData({
+      'org.w3.clearkey': { httpRequestHeaders: { 'x-app': '1' } },
+    } as never);
+    expect(h.protectionData.at(-1)).toEqual({
+      'org.w3.clearkey': { serverURL: LICENSE_URL, httpRequestHeaders: { 'x-app': '1' } },
+    });
   });
 });

@@ -1,22 +1,18 @@
-// axios is the default client for the site's endpoint, a chunk loaded when the engine is made: an
-// app that gives `fetch`, its own axios instance or `getToken` never loads it. The module's loads are
-// counted through vi.mock, from the start of the file: a static import anywhere in the engine
-// would count one before the first test.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+// The site's endpoint is asked with the page's `fetch` unless the app gives its own `fetch` or its
+// axios instance: the package never imports axios, so no bundler puts it in an app that does not
+// use it (test/packaging/player-size.test.ts checks the bundles).
+import axios from 'axios';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { createEngine } from '../src/engine/engine.ts';
 import { resolveOptions, type EngineOptions } from '../src/engine/options.ts';
-import { DEFAULT_RETRY } from '../src/engine/retry.ts';
-import { createSiteFetcher, lazyAxiosPost } from '../src/engine/site-client.ts';
-import { newSeen, server, tokenEndpoint, TOKEN_URL } from './http-mocks.ts';
+import { newSeen, server, tokenEndpoint, TOKEN_URL, type Seen } from './http-mocks.ts';
 
-const loads = vi.hoisted(() => ({ count: 0 }));
-vi.mock('axios', async (importOriginal) => {
-  loads.count++;
-  return importOriginal();
-});
-
+let seen: Seen;
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
-beforeEach(() => server.use(tokenEndpoint(newSeen())));
+beforeEach(() => {
+  seen = newSeen();
+  server.use(tokenEndpoint(seen));
+});
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
@@ -31,62 +27,29 @@ const tokenWith = async (options: Partial<EngineOptions>) => {
   }
 };
 
-describe('the default client', () => {
-  test('with `fetch`, the token comes and axios is never loaded', async () => {
-    expect(await tokenWith({ fetch: (input, init) => fetch(input, init) })).toBe(
-      'token-1-Widevine-movie-1',
-    );
-    expect(loads.count).toBe(0);
+describe('the client for the site’s endpoint', () => {
+  test('by default the page’s fetch asks the site', async () => {
+    expect(await tokenWith({})).toBe('token-1-Widevine-movie-1');
+    expect(seen.token).toEqual([{ cid: 'movie-1', drm_type: 'Widevine' }]);
   });
 
-  test('with `getToken`, axios is never loaded either', async () => {
-    const engine = createEngine(
-      resolveOptions({ contentId: 'movie-1', getToken: () => Promise.resolve('from-the-app') }),
-    );
-    expect((await engine.getToken('movie-1', 'Widevine')).value).toBe('from-the-app');
-    engine.destroy();
-    expect(loads.count).toBe(0);
-  });
-
-  test('without `fetch` or `axios`, axios is loaded when the engine is made and fetches the tokens', async () => {
-    const engine = createEngine(resolveOptions({ contentId: 'movie-1', tokenUrl: TOKEN_URL }));
-    await vi.waitFor(() => expect(loads.count).toBe(1));
-    expect((await engine.getToken('movie-1', 'Widevine')).value).toBe('token-1-Widevine-movie-1');
-    expect((await engine.getToken('movie-1', 'PlayReady')).value).toBe('token-2-PlayReady-movie-1');
-    expect(loads.count).toBe(1);
-    engine.destroy();
-  });
-
-  test('a failed load says what failed and how to do without it, and is tried again', async () => {
-    let attempts = 0;
-    const post = lazyAxiosPost(() => {
-      attempts++;
-      return Promise.reject(new Error('Failed to fetch dynamically imported module'));
+  test('with `fetch`, that function asks the site, with the user’s cookies', async () => {
+    const inits: RequestInit[] = [];
+    const token = await tokenWith({
+      fetch: (input, init) => (inits.push(init), fetch(input, init)),
     });
-    const signal = new AbortController().signal;
-    await expect(post(TOKEN_URL, '{}', signal)).rejects.toThrow(
-      'axios, the default HTTP client, could not be loaded (Failed to fetch dynamically imported module); give the fetch option to do without it',
-    );
-    await expect(post(TOKEN_URL, '{}', signal)).rejects.toThrow('could not be loaded');
-    // The load started when made, which the first fetch waited for; then anew for the next fetch.
-    expect(attempts).toBe(2);
+    expect(token).toBe('token-1-Widevine-movie-1');
+    expect(inits.map((i) => [i.method, i.credentials])).toEqual([['POST', 'include']]);
   });
 
-  test('the site fetcher turns a failed load into TOKEN_FETCH_FAILED naming it', async () => {
-    const fetcher = createSiteFetcher(
-      lazyAxiosPost(() => Promise.reject(new Error('offline'))),
-      TOKEN_URL,
-      'token',
-      { ...DEFAULT_RETRY, maxAttempts: 1 },
-    );
-    const error = await fetcher({
-      cid: 'movie-1',
-      drmType: 'Widevine',
-      signal: new AbortController().signal,
-    }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'TOKEN_FETCH_FAILED' });
-    expect((error as Error).message).toContain(
-      'axios, the default HTTP client, could not be loaded (offline)',
-    );
+  test('with the app’s axios instance, its interceptors see the request', async () => {
+    const http = axios.create();
+    const intercepted: string[] = [];
+    http.interceptors.request.use((config) => {
+      intercepted.push(String(config.url));
+      return config;
+    });
+    expect(await tokenWith({ axios: http })).toBe('token-1-Widevine-movie-1');
+    expect(intercepted).toEqual([TOKEN_URL]);
   });
 });

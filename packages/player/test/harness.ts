@@ -65,6 +65,10 @@ export interface LicenseRequestInit {
   keySystemUris?: string[];
   sessionId?: string;
   sessionType?: string;
+  /** The request's DRM info object: one per load's DRM engine (a new one when not given). */
+  drmInfo?: Shaka.default.extern.DrmInfo;
+  /** What Shaka's DRM engine passes along: `isPreload` for a preload's requests. */
+  context?: Shaka.default.extern.RequestContext;
 }
 
 /** Anything with a networking engine: a shaka.Player or a shaka.offline.Storage. */
@@ -89,7 +93,7 @@ export function requestLicense(player: HasNetworkingEngine, init: LicenseRequest
   request.initData = init.initData ?? null;
   request.initDataType = init.initDataType ?? null;
   request.sessionId = init.sessionId ?? 'session-1';
-  request.drmInfo = {
+  request.drmInfo = init.drmInfo ?? {
     keySystem: init.keySystem ?? 'com.widevine.alpha',
     licenseServerUri: uri,
     audioRobustness: '',
@@ -106,7 +110,7 @@ export function requestLicense(player: HasNetworkingEngine, init: LicenseRequest
   };
   return player
     .getNetworkingEngine()!
-    .request(shaka.net.NetworkingEngine.RequestType.LICENSE, request).promise;
+    .request(shaka.net.NetworkingEngine.RequestType.LICENSE, request, init.context).promise;
 }
 
 /** Resolves to the rejection of `promise` (fails the test if it resolves). */
@@ -141,20 +145,24 @@ export function useLicenseAuthHarness() {
     seen: newSeen(),
     players,
     setup(options: Partial<LicenseAuthOptions> = {}, answers: Answers = {}) {
+      const player = h.setupPlayerOnly();
+      return { player, handle: h.attach(player, options, answers) };
+    },
+    /** A player (destroyed after the test) the app can set up before the handle is attached. */
+    setupPlayerOnly(): Player {
+      const player = makePlayer();
+      players.push(player);
+      return player;
+    },
+    /** The handle on `player`, with msw answering as `answers` say. */
+    attach(player: Player, options: Partial<LicenseAuthOptions> = {}, answers: Answers = {}) {
       h.seen = newSeen();
       server.use(
         preflight,
         tokenEndpoint(h.seen, answers.token),
         licenseServer(h.seen, answers.license),
       );
-      const player = makePlayer();
-      players.push(player);
-      const handle = attachLicenseAuth(player, {
-        contentId: 'movie-1',
-        tokenUrl: TOKEN_URL,
-        ...options,
-      });
-      return { player, handle };
+      return attachLicenseAuth(player, { contentId: 'movie-1', tokenUrl: TOKEN_URL, ...options });
     },
     record<K extends keyof LicenseAuthEvents>(
       handle: LicenseAuthHandle,

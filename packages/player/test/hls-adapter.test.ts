@@ -119,7 +119,9 @@ describe('attachLicenseAuth(hls)', () => {
   test('refuses a second handle, media already attached, and what is not an Hls', () => {
     const { hls } = setup();
     const options = { contentId: 'c', tokenUrl: TOKEN_URL };
-    expect(() => attachLicenseAuth(hls, options)).toThrow('licenseXhrSetup is set already');
+    expect(() => attachLicenseAuth(hls, options)).toThrow(
+      'this hls.js instance has a handle already',
+    );
     const attachedHls = new Hls();
     players.push(attachedHls);
     Object.defineProperty(attachedHls, 'media', { value: {} });

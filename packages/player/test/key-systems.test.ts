@@ -83,8 +83,20 @@ describe('parseServiceError', () => {
     });
   });
 
+  test('a body with errorCode is a refusal even when it also holds a license', () => {
+    expect(
+      parseServiceError(enc({ license: '0a0b', device_info: {}, errorCode: '7011', message: 'x' })),
+    ).toEqual({ errorCode: '7011', message: 'x' });
+  });
+
+  test("a token builder's error (error_code, error_message) is not a refusal of the service", () => {
+    expect(
+      parseServiceError(enc({ error_code: '1011', error_message: 'site key too short' })),
+    ).toBeNull();
+  });
+
   test.each([
-    ['a json-format license', { license: '0a0b', device_info: {}, errorCode: '7011' }],
+    ['a json-format license', { license: '0a0b', device_info: {} }],
     ['a ClearKey license', { keys: [], type: 'temporary', error_code: 'X' }],
     ['a FairPlay JSON CKC', { ckc: 'AAAA' }],
     ['a success code', { error_code: '0000', message: 'ok' }],

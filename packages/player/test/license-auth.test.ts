@@ -295,21 +295,23 @@ describe('prefetch', () => {
     expect(requested).toEqual([{ cid: 'movie-1', drmType: 'PlayReady', kind: 'token' }]);
   });
 
-  test('a prefetch the site refused is the answer for the next license request: no second fetch, one tokenFailed', async () => {
-    const refuse = () => HttpResponse.json({ error: 'not entitled' }, cors({ status: 403 }));
-    const { player, handle } = setup({ retry: { maxAttempts: 1 } }, { token: refuse });
+  test('a prefetch the site refused is not replayed: the license request asks the site again', async () => {
+    // Two 503s at start-up: the prefetch's two attempts fail, the license request's succeeds.
+    let calls = 0;
+    const flaky = () =>
+      ++calls <= 2
+        ? HttpResponse.text('busy', cors({ status: 503 }))
+        : HttpResponse.text('token-after-503', cors());
+    const { player, handle } = setup({ retry: { baseDelayMs: 1 } }, { token: flaky });
     const failed = record(handle, 'tokenFailed');
-    await expect(handle.prefetch({ keySystem: 'com.widevine.alpha' })).rejects.toBeInstanceOf(
-      TokenFetchError,
-    );
-    const error = await rejection(requestLicense(player));
-    expect(filterError(error)).toBeInstanceOf(TokenFetchError);
-    expect(h.seen.token).toHaveLength(1);
+    await expect(handle.prefetch({ keySystem: 'com.widevine.alpha' })).rejects.toMatchObject({
+      code: 'TOKEN_FETCH_FAILED',
+      status: 503,
+    });
+    await requestLicense(player);
+    expect(h.seen.token).toHaveLength(3);
     expect(failed).toHaveLength(1);
-    expect(h.seen.license).toHaveLength(0);
-    // Consumed once: the player's own retry of the request asks the site again.
-    await rejection(requestLicense(player));
-    expect(h.seen.token).toHaveLength(2);
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-after-503']);
   });
 
   test('prefetch() without a key system picks the only configured one the service knows', async () => {

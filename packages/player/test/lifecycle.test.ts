@@ -88,6 +88,18 @@ describe('license server configuration', () => {
   });
 });
 
+test('the Widevine service certificate (widevine.certificateUrl) goes into drm.advanced, and out on detach', () => {
+  const { player, handle } = h.setup({
+    licenseServer: LICENSE_URL,
+    widevine: { certificateUrl: `${LICENSE_URL}/widevineCert.do?siteId=S` },
+  });
+  expect(player.getConfiguration().drm.advanced?.['com.widevine.alpha']?.serverCertificateUri).toBe(
+    `${LICENSE_URL}/widevineCert.do?siteId=S`,
+  );
+  handle.detach();
+  expect(player.getConfiguration().drm.advanced?.['com.widevine.alpha']).toBeUndefined();
+});
+
 describe('gateway mode', () => {
   test('customDataUrl: the custom data goes into the header', async () => {
     const { player, handle } = h.setup({
@@ -219,7 +231,6 @@ describe('options are checked at attach time', () => {
       'tokenUrl must be a non-empty string',
       'getToken must be a function',
       'give only one of tokenUrl, getToken',
-      'contentId or getContentId is required',
       'licenseServer must be a map of key system to string',
       'header must be an HTTP header name',
       'tokenTimeoutMs must be a number >= 0',

@@ -315,3 +315,86 @@ function licenseRequestFailed(networkError: unknown) {
     networkError,
   );
 }
+
+describe("answers told apart by shape (a token builder's error is not the service's)", () => {
+  test('errorCode beside a license is a refusal: the CDM never gets the license', async () => {
+    const { player } = setup(
+      {},
+      {
+        license: () =>
+          HttpResponse.json({ errorCode: '7019', message: 'hash', license: '0a0b' }, cors()),
+      },
+    );
+    const cause = filterError(await rejection(requestLicense(player))) as LicenseServiceError;
+    expect(cause).toBeInstanceOf(LicenseServiceError);
+    expect(cause.errorCode).toBe('7019');
+  });
+
+  test("a token builder's error in a license answer is LICENSE_RESPONSE naming its code, not a refusal", async () => {
+    const { player, handle } = setup(
+      {},
+      {
+        license: () =>
+          HttpResponse.json({ error_code: '7011', error_message: 'bad site key' }, cors()),
+      },
+    );
+    const sent = record(handle, 'licenseRequestSent');
+    const cause = filterError(await rejection(requestLicense(player))) as LicenseAuthError;
+    expect(cause).not.toBeInstanceOf(LicenseServiceError);
+    expect(cause.code).toBe('LICENSE_RESPONSE');
+    expect(cause.message).toContain("a token builder's error (7011: bad site key)");
+    // Its 7011 is the builder's, not the service's "token expired": no fresh token is tried.
+    expect(sent).toHaveLength(1);
+    expect(h.seen.token).toHaveLength(1);
+  });
+
+  test("a site that answers its token builder's error with HTTP 200 gives a TokenFetchError, not a token", async () => {
+    const { player } = setup(
+      {},
+      {
+        token: () => HttpResponse.json({ error_code: 1003, error_message: 'unknown site' }, cors()),
+      },
+    );
+    const cause = filterError(await rejection(requestLicense(player))) as LicenseAuthError;
+    expect(cause).toMatchObject({ name: 'TokenFetchError', code: 'TOKEN_FETCH_FAILED' });
+    expect(cause.message).toContain('its token builder failed with 1003: unknown site');
+    expect(h.seen.license).toEqual([]);
+  });
+});
+
+describe("the app's own filters around a re-send with a fresh token", () => {
+  test('a request filter that wraps the challenge (before attach) and a response filter that unwraps (after) each run once per request and per answer', async () => {
+    const player = h.setupPlayerOnly();
+    const net = player.getNetworkingEngine()!;
+    const LICENSE_TYPE = shaka.net.NetworkingEngine.RequestType.LICENSE;
+    const wraps: string[] = [];
+    // The app wraps the CDM's challenge in its own envelope, as sites behind a proxy do.
+    net.registerRequestFilter((type, request) => {
+      if (type !== LICENSE_TYPE) return;
+      const inner = bytes(request.body as ArrayBuffer);
+      wraps.push(Array.from(inner).join(','));
+      request.body = new Uint8Array([0xee, ...inner]);
+    });
+    const handle = h.attach(player, {}, { license: firstRefused(() => refusal('7011')) });
+    const strips: number[] = [];
+    // ...and takes its own envelope off the license (a byte in front), after the handle's filter.
+    net.registerResponseFilter((type, response) => {
+      if (type !== LICENSE_TYPE) return;
+      const data = bytes(response.data);
+      strips.push(data.length);
+      response.data = data.slice(1);
+    });
+    const sent = record(handle, 'licenseRequestSent');
+    const response = await requestLicense(player, { body: new Uint8Array([4, 5, 6]) });
+    expect(h.seen.license.map((l) => Array.from(l.body))).toEqual([
+      [0xee, 4, 5, 6],
+      [0xee, 4, 5, 6],
+    ]);
+    // Once for the refused request, once for the re-send: each time on the CDM's own challenge.
+    expect(wraps).toEqual(['4,5,6', '4,5,6']);
+    expect(sent.map((s) => s.refreshed)).toEqual([false, true]);
+    // The license the CDM gets lost its first byte once, not twice.
+    expect(bytes(response.data)).toEqual(LICENSE.slice(1));
+    expect(strips).toEqual([LICENSE.length, LICENSE.length]);
+  });
+});

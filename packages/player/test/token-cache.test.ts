@@ -92,4 +92,33 @@ describe('token cache', () => {
     await expect(waiting).rejects.toMatchObject({ code: 'ABORTED' });
     expect((await cache.get('k', async () => 't2')).value).toBe('t2');
   });
+
+  test('a waiter whose signal aborts leaves; the fetch goes on while another still waits', async () => {
+    const cache = make({ now: 0 });
+    const pending = deferred<string>();
+    let signal: AbortSignal | undefined;
+    const fetch = (s: AbortSignal) => ((signal = s), pending.promise);
+    const a = new AbortController();
+    const b = new AbortController();
+    const first = cache.get('k', fetch, a.signal);
+    const second = cache.get('k', fetch, b.signal);
+    a.abort(new Error('A moved on'));
+    await expect(first).rejects.toThrow('A moved on');
+    expect(signal?.aborted).toBe(false);
+    pending.resolve('t1');
+    expect((await second).value).toBe('t1');
+  });
+
+  test('when the last waiter leaves, the fetch is aborted and its late token dropped', async () => {
+    const cache = make({ now: 0 });
+    const late = deferred<string>();
+    let signal: AbortSignal | undefined;
+    const a = new AbortController();
+    const waiting = cache.get('k', (s) => ((signal = s), late.promise), a.signal);
+    a.abort(new Error('A moved on'));
+    await expect(waiting).rejects.toThrow('A moved on');
+    expect(signal?.aborted).toBe(true);
+    late.resolve('late');
+    expect((await cache.get('k', async () => 'fresh')).value).toBe('fresh');
+  });
 });

@@ -4,7 +4,7 @@
 import videojsModule from 'video.js';
 import 'videojs-contrib-eme';
 import { emeErrorHandler, getOptions, handleEncryptedEvent } from 'videojs-contrib-eme';
-import { HttpResponse } from 'msw';
+import { http, HttpResponse } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
   attachLicenseAuth,
@@ -25,6 +25,7 @@ import {
   TOKEN_URL,
   type Seen,
 } from './http-mocks.ts';
+import { slowSite } from './slow-site.ts';
 
 // video.js is CommonJS to TypeScript's NodeNext resolution: its callable default is one level in.
 const videojs = videojsModule as unknown as typeof videojsModule.default;
@@ -40,6 +41,15 @@ const CHALLENGE = new Uint8Array([1, 2, 3]);
  */
 function installCdm() {
   const updates: Uint8Array[] = [];
+  const sessions: EventTarget[] = [];
+  /** The CDM asks for a renewal of the latest session's license, as a renewal interval does. */
+  const renew = () => {
+    const message = Object.assign(new Event('message'), {
+      messageType: 'license-renewal',
+      message: CHALLENGE.buffer.slice(0),
+    });
+    sessions.at(-1)?.dispatchEvent(message);
+  };
   let updated: (bytes: Uint8Array) => void = () => undefined;
   const nextUpdate = () => new Promise<Uint8Array>((resolve) => (updated = resolve));
   const mediaKeys = {
@@ -61,6 +71,7 @@ function installCdm() {
         },
         close: async () => undefined,
       });
+      sessions.push(session);
       return session;
     },
     setServerCertificate: async () => true,
@@ -73,7 +84,7 @@ function installCdm() {
       createMediaKeys: async () => mediaKeys,
     }),
   });
-  return { updates, nextUpdate };
+  return { updates, nextUpdate, renew };
 }
 
 const players: Array<{ dispose(): void }> = [];
@@ -221,4 +232,125 @@ describe("a license request through videojs-contrib-eme's own flow", () => {
     await received;
     expect(h.seen.token).toEqual([{ cid: 'movie-1', drm_type: 'Widevine' }]);
   });
+});
+
+describe('a playlist on one video.js player', () => {
+  /** What the app does for each asset: names it, then `player.src()` (its `loadstart`). */
+  const play = (h: ReturnType<typeof setup>, cid: string) => {
+    h.auth.load(cid);
+    h.player.trigger('loadstart');
+  };
+
+  test("each source's prefetch and license request use the cid named for it", async () => {
+    const h = setup({ contentId: undefined });
+    play(h, 'A');
+    let update = h.cdm.nextUpdate();
+    await h.encrypted();
+    await update;
+    play(h, 'B');
+    update = h.cdm.nextUpdate();
+    await h.encrypted();
+    await update;
+    expect(h.seen.token.map((t) => t.cid)).toEqual(['A', 'B']);
+    expect(h.seen.license.map((l) => l.header)).toEqual([
+      'token-1-Widevine-A',
+      'token-2-Widevine-B',
+    ]);
+  });
+
+  test("a switch while A's token is on its way: no player error, A's session gets nothing, B's request carries B's token", async () => {
+    const site = slowSite();
+    const h = setup({ contentId: undefined, tokenUrl: undefined, getToken: site.getToken });
+    play(h, 'A');
+    // The plugin's flow for A waits for its license, which never comes.
+    void h.encrypted();
+    await expect.poll(site.cids).toEqual(['A']);
+    play(h, 'B');
+    expect(site.asked[0]?.signal.aborted).toBe(true);
+    site.give('A');
+    const update = h.cdm.nextUpdate();
+    const flowB = h.encrypted();
+    await expect.poll(site.cids).toEqual(['A', 'B']);
+    site.give('B');
+    await update;
+    await flowB;
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-B']);
+    expect(h.cdm.updates).toHaveLength(1);
+    expect(h.player.error()).toBeNull();
+  });
+});
+
+describe("what the plugin's own request would have sent", () => {
+  test("emeHeaders and the key system's licenseHeaders go with the license request", async () => {
+    const h = setup();
+    const eme = (h.player as unknown as { eme: { options: Record<string, unknown> } }).eme;
+    eme.options['emeHeaders'] = { 'x-app-session': 'app-123' };
+    const keySystems = eme.options['keySystems'] as Record<string, Record<string, unknown>>;
+    keySystems['org.w3.clearkey']!['licenseHeaders'] = { 'Content-Type': 'application/x-app' };
+    const seenHeaders: Array<string | null> = [];
+    server.use(
+      http.post(LICENSE_URL, ({ request }) => {
+        seenHeaders.push(request.headers.get('x-app-session'), request.headers.get('content-type'));
+        return new HttpResponse(CLEARKEY_LICENSE, cors());
+      }),
+    );
+    const update = h.cdm.nextUpdate();
+    await h.encrypted();
+    await update;
+    expect(seenHeaders).toEqual(['app-123', 'application/x-app']);
+  });
+});
+
+describe('renewals', () => {
+  test("a refused renewal (6003, the stream limit) is the player's error, and says it is a renewal", async () => {
+    let n = 0;
+    const h = setup({}, () =>
+      ++n === 1
+        ? new HttpResponse(CLEARKEY_LICENSE, cors())
+        : HttpResponse.json({ errorCode: '6003', message: 'stream limit' }, cors()),
+    );
+    const types: Array<string | null> = [];
+    h.auth.on('licenseRequestSent', (e) => types.push(e.licenseRequestType));
+    const update = h.cdm.nextUpdate();
+    await h.encrypted();
+    await update;
+    const errored = new Promise<void>((resolve) => h.player.on('error', () => resolve()));
+    h.cdm.renew();
+    await errored;
+    expect(types).toEqual(['license-request', 'license-renewal']);
+    const cause = findLicenseAuthError(h.player.error()) as LicenseServiceError;
+    expect(cause).toBeInstanceOf(LicenseServiceError);
+    expect(cause.errorCode).toBe('6003');
+    expect(h.player.error()?.code).toBe(5);
+  });
+});
+
+test('a FairPlay certificate URL answering 404 is FAIRPLAY_CERTIFICATE, not a certificate', async () => {
+  const h = setup({
+    licenseServer: { 'com.apple.fps': LICENSE_URL },
+    fairplay: { certificateUrl: `${LICENSE_URL}/fairplay.cer` },
+  });
+  server.use(
+    http.get(`${LICENSE_URL}/fairplay.cer`, () =>
+      HttpResponse.text('<html>Not Found</html>', cors({ status: 404 })),
+    ),
+  );
+  const error = await new Promise<unknown>((resolve) =>
+    h.auth.keySystems['com.apple.fps']!.getCertificate!({}, (e) => resolve(e)),
+  );
+  expect(error).toMatchObject({
+    code: 'FAIRPLAY_CERTIFICATE',
+    message: expect.stringContaining('HTTP 404'),
+  });
+});
+
+test('the Widevine service certificate is what getCertificate gives the plugin', async () => {
+  const h = setup({
+    licenseServer: { 'com.widevine.alpha': LICENSE_URL },
+    widevine: { certificate: 'AAEC' },
+  });
+  const cert = await new Promise<unknown>((resolve) =>
+    h.auth.keySystems['com.widevine.alpha']!.getCertificate!({}, (_, c) => resolve(c)),
+  );
+  expect(cert).toEqual(new Uint8Array([0, 1, 2]));
 });

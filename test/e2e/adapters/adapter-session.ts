@@ -5,10 +5,11 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { findChromium, launchChromium, type LaunchedChromium } from '../support/chromium.ts';
 import { buildTestPage } from '../support/page-build.ts';
 import { pollStatus } from '../support/session.ts';
-import { screenshotFrame, type ShownFrame } from '../support/frame-check.ts';
+import { shownFrame, type ShownFrame } from '../support/frame-check.ts';
+import { GATE_COOKIE, startLicenseGate, type LicenseGate } from '../support/license-gate.ts';
 import { SAMPLE, SIGNED_IN_USER, SITE, startSite, type RunningSite } from '../support/site.ts';
 import { startStaticServer, type StaticServer } from '../support/static-server.ts';
-import type { AdapterHarness, AdapterSetup, AdapterStatus } from './page/adapter-api.ts';
+import type { AdapterHarness, AdapterSetup, AdapterStatus, NextAsset } from './page/adapter-api.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('./page/', import.meta.url));
 const CONTENT_DIR = fileURLToPath(new URL('../../fixtures/content/', import.meta.url));
@@ -19,6 +20,16 @@ const CONTENT_DIR = fileURLToPath(new URL('../../fixtures/content/', import.meta
  */
 export const TOKEN_WINDOW_SECONDS = 60;
 
+/**
+ * Further assets of a playlist: the sample's segments under other cids (the emulator has the
+ * sample's key for each) and other manifest URLs (`/content-<name>/`).
+ */
+export const ASSETS = {
+  a: SAMPLE.cid,
+  b: 'multidrm-sample-episode-2',
+  download: 'multidrm-sample-download',
+} as const;
+
 /** The test page, loaded anew for each test. */
 export interface PlayerPage {
   page: Page;
@@ -28,6 +39,8 @@ export interface PlayerPage {
   fresh(): Promise<void>;
   start(setup: AdapterSetup): Promise<void>;
   status(id: string): Promise<AdapterStatus>;
+  next(id: string, asset: NextAsset): Promise<void>;
+  store(id: string, asset: NextAsset): Promise<void>;
   /** Polls the player until `done` holds; fails with the last status after `timeoutMs`. */
   waitFor(
     id: string,
@@ -43,6 +56,10 @@ export interface PlayerPage {
 export interface AdapterSession {
   site: RunningSite;
   emulator: RunningEmulator;
+  /** The site's own door in front of the emulator: cookie, app header, app envelope. */
+  gate: LicenseGate;
+  /** Serves the page and the content; its `latencyMs` plays a slow CDN. */
+  statics: StaticServer;
   /** Every flow event of the emulator, in order. */
   flow: FlowEvent[];
   /** Origin of the test page and the committed sample content (under /content/). */
@@ -71,6 +88,8 @@ export async function openAdapterSession(): Promise<AdapterSession> {
     const browser: LaunchedChromium = launched.value;
     const statics: StaticServer = await startStaticServer({
       '/content/': CONTENT_DIR,
+      '/content-b/': CONTENT_DIR,
+      '/content-download/': CONTENT_DIR,
       '/': built.value.dir,
     });
     closers.push(statics.close);
@@ -78,22 +97,29 @@ export async function openAdapterSession(): Promise<AdapterSession> {
     closers.push(site.close);
     const emulator = await startEmulator({
       sites: [{ ...SITE, gatewayUrl: `${site.url}/gateway/json`, gatewayFormat: 'json' }],
-      keys: { [SAMPLE.cid]: { kid: SAMPLE.kid, key: SAMPLE.key } },
+      keys: Object.fromEntries(
+        Object.values(ASSETS).map((cid) => [cid, { kid: SAMPLE.kid, key: SAMPLE.key }]),
+      ),
       allowedOrigins: [statics.origin],
       tokenValiditySeconds: TOKEN_WINDOW_SECONDS,
     });
     closers.push(emulator.close);
     const flow: FlowEvent[] = [];
     emulator.events.on((event) => flow.push(event));
+    const gate = await startLicenseGate(emulator.licenseUrl, statics.origin, 'x-drm-custom-data');
+    closers.push(gate.close);
 
     // The site knows the user by a cookie; it goes with the players' credentialed token requests.
     await browser.context.addCookies([
       { name: 'user', value: SIGNED_IN_USER, url: site.url, sameSite: 'Lax' },
+      { ...GATE_COOKIE, url: gate.cookieUrl, sameSite: 'Lax' },
     ]);
     const page = browser.context.pages()[0] ?? (await browser.context.newPage());
     return {
       site,
       emulator,
+      gate,
+      statics,
       flow,
       origin: statics.origin,
       page: playerPage(page, statics.origin),
@@ -126,14 +152,28 @@ function playerPage(page: Page, origin: string): PlayerPage {
     start: (setup) =>
       page.evaluate((s) => (globalThis as unknown as PageWindow).adapters.start(s), setup),
     status,
+    next: (id, asset) =>
+      page.evaluate(([i, a]) => (globalThis as unknown as PageWindow).adapters.next(i, a), [
+        id,
+        asset,
+      ] as const),
+    store: (id, asset) =>
+      page.evaluate(([i, a]) => (globalThis as unknown as PageWindow).adapters.store(i, a), [
+        id,
+        asset,
+      ] as const),
     waitFor: (id, what, done, timeoutMs) => pollStatus(status, id, what, done, timeoutMs),
     async frameAt(id, seconds) {
-      const time = await page.evaluate(
-        ([i, s]) => (globalThis as unknown as PageWindow).adapters.showFrame(i, s),
-        [id, seconds] as const,
-      );
       const { videoId } = await status(id);
-      return screenshotFrame(page.locator(`[id="${videoId}"]`), time);
+      return shownFrame(
+        () =>
+          page.evaluate(
+            ([i, s]) => (globalThis as unknown as PageWindow).adapters.showFrame(i, s),
+            [id, seconds] as const,
+          ),
+        page.locator(`[id="${videoId}"]`),
+        seconds,
+      );
     },
   };
 }

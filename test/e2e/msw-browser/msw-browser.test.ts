@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { e2eSkipped, findChromium, launchChromium, SKIP_NOTICE } from '../support/chromium.ts';
 import { buildTestPage } from '../support/page-build.ts';
-import { expectClearSourceFrame, screenshotFrame } from '../support/frame-check.ts';
+import { expectClearSourceFrame, shownFrame } from '../support/frame-check.ts';
 import { SAMPLE, SITE } from '../support/site.ts';
 import { startStaticServer, type StaticServer } from '../support/static-server.ts';
 import type { KitPage, KitSetup, KitStatus } from './page/kit-api.ts';
@@ -107,8 +107,11 @@ describe.skipIf(skip)('the msw kit in a real browser (msw/browser, a service wor
       'license-issued',
     ]);
 
-    const time = await page.evaluate(() => (globalThis as unknown as KitWindow).kit.showFrame(2));
-    expectClearSourceFrame(await screenshotFrame(page.locator('#video'), time), 'msw-browser');
+    const frame = await shownFrame(
+      () => page.evaluate(() => (globalThis as unknown as KitWindow).kit.showFrame(2)),
+      page.locator('#video'),
+    );
+    expectClearSourceFrame(frame, 'msw-browser');
     expect(pageErrors).toEqual([]);
   });
 

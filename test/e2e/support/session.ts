@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { Harness, PlayerStatus, PlaySetup } from '../page/harness-api.ts';
 import { findChromium, launchChromium, type LaunchedChromium } from './chromium.ts';
-import { screenshotFrame, type ShownFrame } from './frame-check.ts';
+import { shownFrame, type ShownFrame } from './frame-check.ts';
 import { SIGNED_IN_USER } from './site.ts';
 import { startStack, type Stack } from './stack.ts';
 
@@ -101,13 +101,16 @@ export async function openSession(): Promise<E2eSession> {
         page.evaluate((s) => (globalThis as unknown as HarnessWindow).harness.start(s), setup),
       status,
       waitFor: (id, what, done, timeoutMs) => pollStatus(status, id, what, done, timeoutMs),
-      async frameAt(id, seconds) {
-        const time = await page.evaluate(
-          ([i, s]) => (globalThis as unknown as HarnessWindow).harness.showFrame(i, s),
-          [id, seconds] as const,
-        );
-        return screenshotFrame(page.locator(`#${id}`), time);
-      },
+      frameAt: (id, seconds) =>
+        shownFrame(
+          () =>
+            page.evaluate(
+              ([i, s]) => (globalThis as unknown as HarnessWindow).harness.showFrame(i, s),
+              [id, seconds] as const,
+            ),
+          page.locator(`#${id}`),
+          seconds,
+        ),
       unload: (id) =>
         page.evaluate((i) => (globalThis as unknown as HarnessWindow).harness.unload(i), id),
       reset: () => page.evaluate(() => (globalThis as unknown as HarnessWindow).harness.reset()),

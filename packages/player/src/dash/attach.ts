@@ -1,16 +1,14 @@
 import type { LicenseRequest, MediaPlayerClass, ProtectionDataSet } from 'dashjs';
+import { toBase64 } from '../engine/bytes.ts';
+import { serverCertificates } from '../engine/certificates.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
-import { LicenseAuthError } from '../engine/errors.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES } from '../engine/key-systems.ts';
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
 
-/**
- * Options of the dash.js adapter: the common options (no FairPlay: dash.js does not play it) plus
- * dash.js's own.
- */
-export interface DashLicenseAuthOptions extends Omit<EngineOptions, 'fairplay'> {
+/** Options of the dash.js adapter: the common options (FairPlay too, with dash.js 5.2's KeySystemFairPlay) plus dash.js's own. */
+export interface DashLicenseAuthOptions extends EngineOptions {
   /** The cid for a license request, when it depends on the request. */
   getContentId?: (request: LicenseRequest) => string | undefined | Promise<string | undefined>;
   /**
@@ -31,15 +29,14 @@ const LICENSER_ERROR = 111;
  * itself from the request filter (with `fetch`), reads the answer before the CDM, re-sends once
  * with a fresh token where the service's refusal says so, and points dash.js's request at the
  * license (a `data:` URL); a failure becomes dash.js's `error` event (code 111) whose `error.data`
- * is this package's error. dash.js has no FairPlay: use the Shaka or hls.js adapter for it.
+ * is this package's error. FairPlay (dash.js 5.2's KeySystemFairPlay) needs the `fairplay` option
+ * for its certificate; its cid comes from `contentId` or `load()` (DASH has no skd:// URI).
  */
 export function attachLicenseAuth(
   player: MediaPlayerClass,
   options: DashLicenseAuthOptions,
 ): LicenseAuthHandle {
   const opts = resolveOptions<DashLicenseAuthOptions['getContentId']>(options, (o) => [
-    o['fairplay'] !== undefined &&
-      'dash.js plays no FairPlay: leave fairplay out (the Shaka and hls.js adapters play it)',
     o['protectionData'] !== undefined &&
       (typeof o['protectionData'] !== 'object' || o['protectionData'] === null) &&
       'protectionData must be an object',
@@ -49,12 +46,30 @@ export function attachLicenseAuth(
   }
   const engine = createEngine(opts);
   const sender = createLicenseSender(engine);
-  const servers = Object.entries(engine.servers).filter(([keySystem]) => !isFairPlay(keySystem));
+  // dash.js 5.2 plays FairPlay (KeySystemFairPlay) where the browser has it: its server only with
+  // the fairplay option, which brings the certificate its CDM needs.
+  const servers = Object.entries(engine.servers).filter(
+    ([keySystem]) => !isFairPlay(keySystem) || opts.fairplay,
+  );
   engine.checkHeader(servers.map(([, url]) => url));
-  const protectionData: ProtectionDataSet = { ...options.protectionData };
-  for (const [keySystem, url] of servers) {
-    protectionData[keySystem] = { serverURL: url, ...protectionData[keySystem] };
+  const certificates: ProtectionDataSet = {};
+  for (const { keySystem, certificate, url } of serverCertificates(opts)) {
+    certificates[keySystem] = certificate
+      ? { serverCertificate: toBase64(certificate) }
+      : { certUrls: [url as string] };
   }
+  // dash.js keeps one set of protection data: an app's later setProtectionData() gets the
+  // servers the handle set merged under its own, as the app's first set did.
+  const setProtectionData = player.setProtectionData;
+  const merged = (given: ProtectionDataSet | null | undefined): ProtectionDataSet => {
+    const out: ProtectionDataSet = { ...given };
+    for (const [keySystem, url] of servers) {
+      out[keySystem] = { serverURL: url, ...certificates[keySystem], ...out[keySystem] };
+    }
+    return out;
+  };
+  player.setProtectionData = (value) => setProtectionData.call(player, merged(value));
+  const protectionData = merged(options.protectionData);
   player.setProtectionData(protectionData);
 
   const getContentId = opts.getContentId;
@@ -65,9 +80,11 @@ export function attachLicenseAuth(
     const selected = keySystem ?? (configured.length === 1 ? configured[0] : undefined);
     const drmType = selected && drmTypeFor(selected, opts.drmTypes);
     if (!selected || !drmType || !LICENSE_MESSAGES.includes(request.messageType)) return;
+    const session = engine.loads.current();
     try {
       const cid = await resolveContentId(
         opts,
+        session,
         selected,
         () => getContentId?.(request),
         () => null,
@@ -79,17 +96,22 @@ export function attachLicenseAuth(
         url: request.url,
         body: request.data,
         headers: request.headers,
+        credentials: request.withCredentials ? 'include' : undefined,
         licenseRequestType: request.messageType,
+        session,
       });
       Object.assign(request, { url: licenseDataUrl(license), headers: {}, withCredentials: false });
     } catch (error) {
       // A rejected filter would stall dash.js without an error: the error event says why, and
       // the request is left unanswered (dash.js would only report it once more, without the cause).
-      player.trigger(
-        'error' as never,
-        { error: { code: LICENSER_ERROR, message: (error as Error).message, data: error } },
-        {},
-      );
+      // When the app moved on, there is nothing to say.
+      if (!session.movedOn) {
+        player.trigger(
+          'error' as never,
+          { error: { code: LICENSER_ERROR, message: (error as Error).message, data: error } },
+          {},
+        );
+      }
       await new Promise(() => undefined);
     }
   };
@@ -97,7 +119,11 @@ export function attachLicenseAuth(
   let attached = true;
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
     attached &&
-    engine.prefetch({ ...request, keySystem: request.keySystem ?? keySystem }, configured);
+    engine.prefetch(
+      { ...request, keySystem: request.keySystem ?? keySystem },
+      configured,
+      engine.loads.current(),
+    );
   const listeners: Record<string, (event: { data?: unknown }) => void> = {
     public_keySystemSelected: ({ data }) => {
       const access = data as {
@@ -107,11 +133,11 @@ export function attachLicenseAuth(
       keySystem = access?.selectedSystemString ?? access?.keySystem?.systemString ?? keySystem;
     },
     manifestLoadingStarted: () => {
+      engine.loads.started();
       if (opts.autoPrefetch) prefetch().catch(() => undefined);
     },
-    // Tearing the stream down must not wait for a slow site.
-    streamTeardownComplete: () =>
-      sender.abortAll(new LicenseAuthError('ABORTED', 'The dash.js stream was torn down.')),
+    // dash.js tears the stream down before it loads the next source, and on reset().
+    streamTeardownComplete: () => engine.loads.ended('The dash.js stream was torn down.'),
   };
   const events = player as unknown as {
     on(name: string, listener: (event: { data?: unknown }) => void): void;
@@ -122,13 +148,16 @@ export function attachLicenseAuth(
 
   return {
     prefetch,
+    load: engine.loads.name,
     on: engine.emitter.on,
     detach() {
       if (!attached) return;
       attached = false;
       player.unregisterLicenseRequestFilter(requestFilter);
       for (const [name, listener] of Object.entries(listeners)) events.off(name, listener);
-      sender.abortAll(new LicenseAuthError('ABORTED', 'The license auth handle was detached.'));
+      if (player.setProtectionData !== setProtectionData) {
+        player.setProtectionData = setProtectionData;
+      }
       engine.destroy();
     },
   };

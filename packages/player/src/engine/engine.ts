@@ -8,13 +8,8 @@ import { drmTypeFor, isFairPlay, SERVER_KEY_SYSTEMS, type DrmType } from './key-
 import { readLicenseAnswer } from './license-answer.ts';
 import type { ResolvedOptions } from './options.ts';
 import { toServiceError, type ServiceErrorBody } from './service-error.ts';
-import {
-  axiosPost,
-  createSiteFetcher,
-  fetchPost,
-  lazyAxiosPost,
-  withTokenDeadline,
-} from './site-client.ts';
+import { openSession, trackPlayerLoads, type LoadSession, type PlayerLoads } from './session.ts';
+import { axiosPost, createSiteFetcher, fetchPost, withTokenDeadline } from './site-client.ts';
 import { createTokenCache, type CachedToken } from './token-cache.ts';
 
 /**
@@ -25,6 +20,8 @@ export interface LicenseExchange {
   keySystem: string;
   drmType: DrmType;
   cid: string;
+  /** The load the request belongs to: its end drops the request. */
+  session: LoadSession;
   token?: string;
   sentAt: number;
   /** The previous attempt was refused with HTTP 401/403: invalidate its token and fetch another. */
@@ -40,19 +37,28 @@ export interface LicenseExchange {
 export interface Engine<E extends EngineEvents = EngineEvents> {
   readonly options: ResolvedOptions;
   readonly emitter: Emitter<E>;
-  /** A reusable token for the cid and drm_type, else one shared fetch. */
-  getToken(cid: string, drmType: DrmType): Promise<CachedToken>;
+  /** A reusable token for the cid and drm_type, else one shared fetch; `signal` ends the wait. */
+  getToken(cid: string, drmType: DrmType, signal?: AbortSignal): Promise<CachedToken>;
+  /** Opens a load session (a preload, a download); ended by its owner, or by `destroy()`. */
+  open(cid: string | undefined): LoadSession;
+  /** The player's own loads, one after the other. */
+  loads: PlayerLoads;
   /** License server URL per key system, from `licenseServer` (one URL: every built-in key system). */
   servers: Readonly<Record<string, string>>;
   /** Throws `INVALID_OPTIONS` for the first URL that is not local while no `header` was given. */
   checkHeader(urls: Iterable<string>): void;
   /**
-   * Fetches the token for the coming license request: for the key system asked, else the one a
-   * license request used last, else the only one of `configured` with a drm_type; and for the cid
-   * asked, else `contentId`. `false` when the key system or cid is not known yet.
+   * Fetches the token for the coming license request of `session`: for the key system asked, else
+   * the one a license request used last, else the only one of `configured` with a drm_type; and
+   * for the cid asked, else the session's, else `contentId`. `false` when the key system or cid is
+   * not known yet. A failure is not kept: the license request asks the site again.
    */
-  prefetch(request: PrefetchOptions, configured: readonly string[]): Promise<boolean>;
-  begin(keySystem: string, drmType: DrmType, cid: string): LicenseExchange;
+  prefetch(
+    request: PrefetchOptions,
+    configured: readonly string[],
+    session: LoadSession,
+  ): Promise<boolean>;
+  begin(keySystem: string, drmType: DrmType, cid: string, session: LoadSession): LicenseExchange;
   /** Attaches a token to `headers` (a fresh one after a 401/403) and reports the request sent. */
   authorize(
     x: LicenseExchange,
@@ -76,8 +82,6 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   ): LicenseAuthError;
   /** A fresh token may fix this answer, and none was tried for the request yet. */
   canRefresh(x: LicenseExchange, body: ServiceErrorBody | null, status?: number): boolean;
-  /** Aborts every token fetch under way; cached tokens stay. */
-  abortAll(reason: unknown): void;
   destroy(): void;
 }
 
@@ -94,7 +98,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   });
   const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
   const post = () =>
-    opts.fetch ? fetchPost(opts.fetch) : opts.axios ? axiosPost(opts.axios) : lazyAxiosPost();
+    opts.axios ? axiosPost(opts.axios) : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init)));
   const fetchToken = withTokenDeadline(
     opts.fetcher ?? createSiteFetcher(post(), source, opts.kind, opts.retry),
     source,
@@ -106,31 +110,37 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     if (x.token !== undefined) cache.invalidate(keyOf(x.cid, x.drmType), x.token);
   };
 
-  const getToken = (cid: string, drmType: DrmType) =>
-    cache.get(keyOf(cid, drmType), async (signal) => {
-      const base = { cid, drmType, kind: opts.kind };
-      const startedAt = opts.now();
-      emit('tokenRequested', base);
-      try {
-        const value = await fetchToken(cid, drmType, signal);
-        emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
-        return value;
-      } catch (error) {
-        // withTokenDeadline rejects with LicenseAuthErrors only.
-        emit('tokenFailed', {
-          ...base,
-          durationMs: opts.now() - startedAt,
-          error: error as LicenseAuthError,
-        });
-        throw error;
-      }
-    });
+  const getToken = (cid: string, drmType: DrmType, waitSignal?: AbortSignal) =>
+    cache.get(
+      keyOf(cid, drmType),
+      async (signal) => {
+        const base = { cid, drmType, kind: opts.kind };
+        const startedAt = opts.now();
+        emit('tokenRequested', base);
+        try {
+          const value = await fetchToken(cid, drmType, signal);
+          emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
+          return value;
+        } catch (error) {
+          // withTokenDeadline rejects with LicenseAuthErrors only.
+          emit('tokenFailed', {
+            ...base,
+            durationMs: opts.now() - startedAt,
+            error: error as LicenseAuthError,
+          });
+          throw error;
+        }
+      },
+      waitSignal,
+    );
 
-  // A prefetch that failed before any license request asked is the answer for the next one: asking
-  // the site again at once would repeat its refusal (and report it twice). Consumed once, so a
-  // player's own retry of that request does ask again.
-  const prefetchFailures = new Map<string, unknown>();
-  let requestsStarted = 0;
+  const sessions = new Set<LoadSession>();
+  const open = (cid: string | undefined): LoadSession => {
+    const session = openSession(cid);
+    sessions.add(session);
+    session.signal.addEventListener('abort', () => sessions.delete(session), { once: true });
+    return session;
+  };
   let lastKeySystem: string | undefined;
 
   const { licenseServer } = opts;
@@ -145,29 +155,27 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     options: opts,
     emitter,
     getToken,
+    open,
+    loads: trackPlayerLoads(open),
     servers,
     checkHeader(urls) {
       if (opts.headerGiven) return;
       for (const url of urls) if (!isLocalUrl(url)) throw headerRequired(url);
     },
-    async prefetch({ keySystem: asked, contentId: cid = opts.contentId }, configured) {
+    async prefetch({ keySystem: asked, contentId }, configured, session) {
       const known = configured.filter((ks) => drmTypeFor(ks, opts.drmTypes));
       const keySystem = asked ?? lastKeySystem ?? (known.length === 1 ? known[0] : undefined);
       const drmType = keySystem && drmTypeFor(keySystem, opts.drmTypes);
-      if (!cid || !drmType) return false;
-      const before = requestsStarted;
-      try {
-        await getToken(cid, drmType);
-      } catch (error) {
-        if (requestsStarted === before) prefetchFailures.set(keyOf(cid, drmType), error);
-        throw error;
-      }
+      const cid = contentId ?? session.cid ?? opts.contentId;
+      if (!cid || !drmType || session.ended) return false;
+      await getToken(cid, drmType, session.signal);
       return true;
     },
-    begin: (keySystem, drmType, cid) => ({
+    begin: (keySystem, drmType, cid, session) => ({
       keySystem,
       drmType,
       cid,
+      session,
       sentAt: 0,
       renewToken: false,
       renewed: false,
@@ -175,19 +183,12 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     }),
     async authorize(x, headers, attempt, licenseRequestType) {
       const startedAt = opts.now();
-      requestsStarted++;
       lastKeySystem = x.keySystem;
-      const key = keyOf(x.cid, x.drmType);
-      const failed = prefetchFailures.get(key);
-      if (failed !== undefined) {
-        prefetchFailures.delete(key);
-        throw failed;
-      }
       if (x.renewToken) {
         invalidate(x);
         x.renewToken = false;
       }
-      const token = await getToken(x.cid, x.drmType);
+      const token = await getToken(x.cid, x.drmType, x.session.signal);
       headers[opts.header] = token.value;
       if (isFairPlay(x.keySystem)) headers['Content-Type'] = 'application/x-www-form-urlencoded';
       x.token = token.value;
@@ -242,9 +243,10 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     canRefresh: (x, body, status) =>
       !x.renewed &&
       (status === 401 || status === 403 || opts.freshTokenCodes.includes(body?.errorCode ?? '')),
-    abortAll: (reason) => cache.abortAll(reason),
     destroy() {
-      prefetchFailures.clear();
+      const why = 'The license auth handle was detached.';
+      engine.loads.endAll(why);
+      for (const session of [...sessions]) session.end(why, false);
       cache.destroy();
       emitter.clear();
     },
@@ -252,21 +254,26 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   return engine;
 }
 
-/** The cid of a license request: `contentId`, what `getContentId` returns, or an `skd://` URI. */
+/**
+ * The cid of a license request: the one the app named for its load, `contentId`, what
+ * `getContentId` returns, or an `skd://` URI.
+ */
 export async function resolveContentId(
   opts: ResolvedOptions,
+  session: LoadSession,
   keySystem: string,
   fromApp: () => string | undefined | Promise<string | undefined>,
   fromSkd: () => string | null | undefined,
 ): Promise<string> {
   const cid =
+    session.cid ??
     opts.contentId ??
     (opts.getContentId ? await fromApp() : undefined) ??
     (isFairPlay(keySystem) ? fromSkd() : undefined);
   if (!cid) {
     throw new LicenseAuthError(
       'NO_CONTENT_ID',
-      `No content ID for the ${keySystem} license request: set contentId, or make getContentId return one.`,
+      `No content ID for the ${keySystem} license request: name the asset with load(contentId) before the player loads it, set contentId, or make getContentId return one.`,
     );
   }
   return cid;

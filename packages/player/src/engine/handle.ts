@@ -16,6 +16,15 @@ export interface LicenseAuthHandle<E extends EngineEvents = EngineEvents> {
    * Resolves `true` once a token is ready, `false` when the key system or cid is not known yet.
    */
   prefetch(options?: PrefetchOptions): Promise<boolean>;
+  /**
+   * Names the asset the player loads next: call it right before the player's own load call
+   * (Shaka `load()`, hls.js `loadSource()`, dash.js `attachSource()`, video.js `src()`). Its cid
+   * goes with that load's prefetch and every license request of that load (and of the loads after
+   * it, until the app names another). When the player loads the next asset or unloads, what was
+   * under way for the previous one is dropped without an error. Until the app names one,
+   * `contentId` / `getContentId` decide.
+   */
+  load(contentId: string): void;
   /** Removes every hook and listener, aborts what is under way and undoes the configuration it added. */
   detach(): void;
   /** Calls `listener` for every later event `name`; returns the function that stops it. */

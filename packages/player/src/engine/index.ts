@@ -18,3 +18,4 @@ export * from './retry.ts';
 export * from './service-error.ts';
 export * from './site-client.ts';
 export * from './token-cache.ts';
+export * from './session.ts';

@@ -1,7 +1,12 @@
 import { fromBase64, utf8, type BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
 import { isFairPlay } from './key-systems.ts';
-import { readJsonObject, refusalOf, type ServiceErrorBody } from './service-error.ts';
+import {
+  builderErrorOf,
+  readJsonObject,
+  refusalOf,
+  type ServiceErrorBody,
+} from './service-error.ts';
 
 /**
  * What a license answer is, read before the CDM sees it: a refusal, a `json`-format license
@@ -24,6 +29,13 @@ export function readLicenseAnswer(
   const body = readJsonObject(data);
   const refusal = refusalOf(body);
   if (refusal) return { refusal };
+  const builder = builderErrorOf(body);
+  if (builder) {
+    throw new LicenseAuthError(
+      'LICENSE_RESPONSE',
+      `The ${drmType} license answer is a token builder's error (${builder.code}${builder.message ? `: ${builder.message}` : ''}), not the license service's: the site's token code failed (a proxy passed it on); check the site's logs.`,
+    );
+  }
   if (!body || !('license' in body)) return {};
   const wrapped = body['license'];
   const text =

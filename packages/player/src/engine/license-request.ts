@@ -3,6 +3,7 @@ import { LicenseAuthError } from './errors.ts';
 import { spcFormBody } from './fairplay.ts';
 import type { Engine } from './engine.ts';
 import { isFairPlay, type DrmType } from './key-systems.ts';
+import type { LoadSession } from './session.ts';
 import { playReadyChallenge } from './playready.ts';
 import { parseServiceError } from './service-error.ts';
 import { retryWait, sleep, withDeadline } from './retry.ts';
@@ -16,18 +17,21 @@ export interface LicenseRequestInit {
   body: BufferLike | string;
   /** Headers the player would have sent (the app's, PlayReady's own). */
   headers?: Record<string, string>;
+  /** Cookies as the player would have sent them (`include` where the app asked for credentials). */
+  credentials?: 'include' | 'same-origin' | 'omit';
   licenseRequestType: string | null;
+  /** The load the request belongs to: its end aborts the request. */
+  session: LoadSession;
 }
 
 export interface LicenseSender {
   /**
    * Sends a license request with the token, reads the answer before the CDM, and sends it once
    * more with a fresh token when a fresh token can fix the refusal; retries what `retry` names.
-   * Resolves with the license as the CDM takes it; rejects with this package's errors only.
+   * Resolves with the license as the CDM takes it; rejects with this package's errors only (when
+   * its session ended: `ABORTED`, and `session.movedOn` says whether that is no error at all).
    */
   send(init: LicenseRequestInit): Promise<Uint8Array>;
-  /** Aborts every request under way (and its token fetch) with `reason`. */
-  abortAll(reason: unknown): void;
 }
 
 /**
@@ -36,8 +40,6 @@ export interface LicenseSender {
  */
 export function createLicenseSender(engine: Engine): LicenseSender {
   const { options: opts } = engine;
-  // The parent of every request under way; replaced once aborted, for the requests to come.
-  let all = new AbortController();
 
   const send = async (init: LicenseRequestInit): Promise<Uint8Array> => {
     const { keySystem, url, licenseRequestType } = init;
@@ -45,7 +47,7 @@ export function createLicenseSender(engine: Engine): LicenseSender {
     const message = typeof init.body === 'string' ? utf8(init.body) : toBytes(init.body);
     const wrapped = init.drmType === 'PlayReady' ? playReadyChallenge(message) : null;
     const body = isFairPlay(keySystem) ? spcFormBody(message) : (wrapped?.body ?? message);
-    const x = engine.begin(keySystem, init.drmType, init.cid);
+    const x = engine.begin(keySystem, init.drmType, init.cid, init.session);
     const failed = (what: string) =>
       new LicenseAuthError(
         'LICENSE_REQUEST_FAILED',
@@ -57,56 +59,63 @@ export function createLicenseSender(engine: Engine): LicenseSender {
         `No license from ${url} within ${opts.licenseTimeoutMs} ms for cid "${x.cid}": raise licenseTimeoutMs or check the license server.`,
       );
 
-    return withDeadline(opts.licenseTimeoutMs, timeout, all.signal, async (signal, race) => {
-      for (let attempt = 0, failures = 0; ; attempt++) {
-        const headers: Record<string, string> = { ...init.headers, ...wrapped?.headers };
-        // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
-        await race(engine.authorize(x, headers, attempt, licenseRequestType));
-        let status: number;
-        let data: Uint8Array;
-        try {
-          const res = await (opts.fetch ?? fetch)(url, {
-            method: 'POST',
-            body: body as Uint8Array<ArrayBuffer>,
-            headers,
-            signal,
-          });
-          status = res.status;
-          data = new Uint8Array(await res.arrayBuffer());
-        } catch (error) {
-          if (signal.aborted) throw signal.reason;
-          const wait = retryWait(opts.retry, ++failures);
-          if (wait === undefined) {
-            throw failed(`No answer from the license server ${url} (${String(error)})`);
+    return withDeadline(
+      opts.licenseTimeoutMs,
+      timeout,
+      init.session.signal,
+      async (signal, race) => {
+        for (let attempt = 0, failures = 0; ; attempt++) {
+          const headers: Record<string, string> = { ...init.headers, ...wrapped?.headers };
+          // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
+          await race(engine.authorize(x, headers, attempt, licenseRequestType));
+          const credentials = init.credentials && { credentials: init.credentials };
+          let status: number;
+          let data: Uint8Array;
+          try {
+            const res = await (opts.fetch ?? fetch)(url, {
+              method: 'POST',
+              body: body as Uint8Array<ArrayBuffer>,
+              headers,
+              signal,
+              ...credentials,
+            });
+            status = res.status;
+            data = new Uint8Array(await res.arrayBuffer());
+          } catch (error) {
+            if (signal.aborted) throw signal.reason;
+            const wait = retryWait(opts.retry, ++failures);
+            if (wait === undefined) {
+              throw failed(`No answer from the license server ${url} (${String(error)})`);
+            }
+            engine.report(x, undefined);
+            await sleep(wait, signal);
+            continue;
           }
-          engine.report(x, undefined);
-          await sleep(wait, signal);
-          continue;
+          if (status >= 200 && status < 300) {
+            const license = engine.read(x, status, data, url);
+            if (license) return toBytes(license);
+            continue;
+          }
+          const refusal = parseServiceError(data);
+          if (engine.canRefresh(x, refusal, status)) {
+            engine.report(x, status, refusal ? engine.refusal(x, refusal, status, url) : undefined);
+            x.renewToken = x.renewed = true;
+            continue;
+          }
+          const wait = refusal ? undefined : retryWait(opts.retry, ++failures, status);
+          if (wait !== undefined) {
+            engine.report(x, status);
+            await sleep(wait, signal);
+            continue;
+          }
+          const error = refusal
+            ? engine.refusal(x, refusal, status, url)
+            : failed(`The license server ${url} answered HTTP ${status}`);
+          engine.report(x, status, error);
+          throw error;
         }
-        if (status >= 200 && status < 300) {
-          const license = engine.read(x, status, data, url);
-          if (license) return toBytes(license);
-          continue;
-        }
-        const refusal = parseServiceError(data);
-        if (engine.canRefresh(x, refusal, status)) {
-          engine.report(x, status, refusal ? engine.refusal(x, refusal, status, url) : undefined);
-          x.renewToken = x.renewed = true;
-          continue;
-        }
-        const wait = refusal ? undefined : retryWait(opts.retry, ++failures, status);
-        if (wait !== undefined) {
-          engine.report(x, status);
-          await sleep(wait, signal);
-          continue;
-        }
-        const error = refusal
-          ? engine.refusal(x, refusal, status, url)
-          : failed(`The license server ${url} answered HTTP ${status}`);
-        engine.report(x, status, error);
-        throw error;
-      }
-    }).catch((error: unknown) => {
+      },
+    ).catch((error: unknown) => {
       const reason =
         error instanceof LicenseAuthError
           ? error
@@ -116,14 +125,7 @@ export function createLicenseSender(engine: Engine): LicenseSender {
     });
   };
 
-  return {
-    send,
-    abortAll(reason) {
-      engine.abortAll(reason);
-      all.abort(reason);
-      all = new AbortController();
-    },
-  };
+  return { send };
 }
 
 /** A `data:` URL of the license, for players that only take a license from their own request. */

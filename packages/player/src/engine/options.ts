@@ -1,4 +1,3 @@
-import type { AxiosInstance } from 'axios';
 import type { BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
@@ -12,12 +11,35 @@ export interface FairPlayOptions {
   certificate?: BufferLike | string;
 }
 
+/**
+ * What the site's endpoint needs of an axios instance: an app that uses axios passes its own (the
+ * package never imports axios, so an app without it bundles none of it).
+ */
+export interface AxiosLike {
+  /** axios's `post`: the token request, with the page's cookies (`withCredentials`). */
+  post(
+    url: string,
+    data: string,
+    config: {
+      withCredentials: boolean;
+      responseType: 'text';
+      transformResponse: (data: unknown) => unknown;
+      headers: Record<string, string>;
+      validateStatus: () => boolean;
+      signal: AbortSignal;
+    },
+  ): Promise<{ status: number; data: unknown }>;
+}
+
 /** `fetch`, or a function with its signature (the page's is used when none is given). */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
 /** The options every adapter takes; each adds `getContentId` with its player's context. */
 export interface EngineOptions {
-  /** The cid of the content being played. */
+  /**
+   * The cid of the content being played, for loads the app does not name with `load(contentId)`
+   * (a single asset needs nothing else).
+   */
   contentId?: string;
   /** Token mode: the site's token endpoint (`POST` JSON `{"cid","drm_type"}` with cookies, text answer). */
   tokenUrl?: string;
@@ -43,6 +65,11 @@ export interface EngineOptions {
   /** Key system (or key system prefix) to drm_type, over the built-in map. */
   drmTypes?: Readonly<Record<string, string>>;
   fairplay?: FairPlayOptions;
+  /**
+   * The Widevine service certificate (the service's `widevineCert.do`, which its samples load):
+   * the CDM encrypts its license requests with it. DER or base64, given or loaded from a URL.
+   */
+  widevine?: FairPlayOptions;
   /** Deadline for getting one token, retries included. Default 10 000 ms. */
   tokenTimeoutMs?: number;
   /** Retry of `tokenUrl`/`customDataUrl` fetches (and of license requests an adapter sends itself). */
@@ -59,11 +86,11 @@ export interface EngineOptions {
   tokenMinRemainingMs?: number;
   /** Prefetch the token when the player starts loading. Default true. */
   autoPrefetch?: boolean;
-  /** axios instance for the site's endpoint (interceptors, base URL). Default: axios. */
-  axios?: AxiosInstance;
+  /** The app's axios instance for the site's endpoint (interceptors, base URL), instead of `fetch`. */
+  axios?: AxiosLike;
   /**
-   * `fetch` for the site's endpoint instead of axios, and for the license requests the hls.js,
-   * dash.js and video.js adapters send themselves (which use the page's `fetch` by default).
+   * `fetch` for the site's endpoint and for the license requests the hls.js, dash.js and video.js
+   * adapters send themselves. Default: the page's `fetch`.
    */
   fetch?: FetchFunction;
   /** Deadline of one license request an adapter sends itself, retries included. Default 20 000 ms. */
@@ -86,13 +113,14 @@ export interface ResolvedOptions<GetContentId = unknown> {
   sessionRetries: number;
   drmTypes: Readonly<Record<string, string>>;
   fairplay: FairPlayOptions | undefined;
+  widevine: FairPlayOptions | undefined;
   tokenTimeoutMs: number;
   licenseTimeoutMs: number;
   retry: RetryPolicy;
   tokenLifetimeMs: number;
   tokenMinRemainingMs: number;
   autoPrefetch: boolean;
-  axios: AxiosInstance | undefined;
+  axios: AxiosLike | undefined;
   fetch: FetchFunction | undefined;
   now: () => number;
 }
@@ -105,7 +133,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const RULES =
   'contentId:s tokenUrl:s customDataUrl:s header:s getContentId:f getToken:f getCustomData:f now:f ' +
   'fetch:f tokenTimeoutMs:n licenseTimeoutMs:n tokenLifetimeMs:n tokenMinRemainingMs:n ' +
-  'sessionRetries:n autoPrefetch:b drmTypes:m fairplay:o retry:o axios:a freshTokenCodes:l';
+  'sessionRetries:n autoPrefetch:b drmTypes:m fairplay:o widevine:o retry:o axios:a freshTokenCodes:l';
 const MUST: Readonly<Record<string, string>> = {
   s: 'a non-empty string',
   f: 'a function',
@@ -148,8 +176,10 @@ export function resolveOptions<GetContentId = unknown>(
     check(name, o[name], rule);
   }
   check('licenseServer', o.licenseServer, typeof o.licenseServer === 'string' ? 's' : 'm');
-  const fairplay = (o.fairplay ?? {}) as Record<string, unknown>;
-  check('fairplay.certificateUrl', fairplay['certificateUrl'], 's');
+  for (const name of ['fairplay', 'widevine'] as const) {
+    const given = (o[name] ?? {}) as Record<string, unknown>;
+    check(`${name}.certificateUrl`, given['certificateUrl'], 's');
+  }
   const retry = (o.retry ?? {}) as Record<string, unknown>;
   for (const key of ['maxAttempts', 'baseDelayMs', 'backoffFactor', 'maxDelayMs'])
     check(`retry.${key}`, retry[key], 'n');
@@ -164,9 +194,6 @@ export function resolveOptions<GetContentId = unknown>(
     );
   }
   if (o.axios !== undefined && o.fetch !== undefined) issues.push('give only one of axios, fetch');
-  if (o.contentId === undefined && o.getContentId === undefined && o.fairplay === undefined) {
-    issues.push('contentId or getContentId is required');
-  }
   if (typeof o.header === 'string' && !/^[!#$%&'*+.^_`|~\w-]+$/.test(o.header)) {
     issues.push('header must be an HTTP header name');
   }

@@ -13,7 +13,7 @@ export { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 export type { TokenFetcher, TokenParams } from './site-client.ts';
 export type { TokenSource } from './token-cache.ts';
 export type { EngineEvents } from './events.ts';
-export type { EngineOptions, FetchFunction } from './options.ts';
+export type { AxiosLike, EngineOptions, FetchFunction } from './options.ts';
 export { contentIdFromSkd, normaliseCertificate, spcFormBody, unwrapCkc } from './fairplay.ts';
 export { parseServiceError, type ServiceErrorBody } from './service-error.ts';
 export { readLicenseAnswer, type LicenseAnswer } from './license-answer.ts';

@@ -30,17 +30,40 @@ export function readJsonObject(
 }
 
 /**
+ * A token builder's own error, `{"error_code","error_message"}` with its codes 1000–1062: the
+ * site's token code failed. Never the service's (its numbers overlap the service's): told apart
+ * by shape, `null` for anything else.
+ */
+export function builderErrorOf(
+  body: Record<string, unknown> | null,
+): { code: string; message: string } | null {
+  if (!body || !('error_message' in body) || 'errorCode' in body || 'message' in body) return null;
+  const code = body['error_code'];
+  if (typeof code !== 'string' && typeof code !== 'number') return null;
+  const message = body['error_message'];
+  return { code: String(code), message: typeof message === 'string' ? message : '' };
+}
+
+/**
  * The refusal in a parsed answer: the service sends `{"errorCode":"7011","message":"..."}` with
- * HTTP 200; proxies and older servers spell the code `error_code` or `code`. A license is never
- * such an object (ClearKey licenses hold `keys`, FairPlay JSON a `ckc`, json-format answers a
- * `license`), and `0000` is the success code of gateway answers.
+ * HTTP 200, and such a body is a refusal whatever else it holds (a `license` too). The emulator's
+ * explanations and some proxies spell the code `error_code` or `code` beside a `message`: a
+ * refusal too, unless the body is a license (ClearKey `keys`, FairPlay `ckc`, a json-format
+ * `license`) or a token builder's error. `0000` is the success code of gateway answers.
  */
 export function refusalOf(body: Record<string, unknown> | null): ServiceErrorBody | null {
-  if (!body || 'keys' in body || 'ckc' in body || 'license' in body) return null;
-  const code = body['errorCode'] ?? body['error_code'] ?? body['code'];
+  if (!body) return null;
+  const service = 'errorCode' in body;
+  if (
+    !service &&
+    ('keys' in body || 'ckc' in body || 'license' in body || builderErrorOf(body) !== null)
+  ) {
+    return null;
+  }
+  const code = service ? body['errorCode'] : (body['error_code'] ?? body['code']);
   if ((typeof code !== 'string' && typeof code !== 'number') || String(code) === '0000')
     return null;
-  const message = body['message'] ?? body['error_message'];
+  const message = body['message'];
   const said = typeof message === 'string' ? message : '';
   // 8002 carries the site's gateway refusal as JSON text; anything else in it is kept as said.
   const site = readJsonObject(said);

@@ -1,7 +1,7 @@
-import type { AxiosInstance } from 'axios';
 import { LicenseAuthError, TokenFetchError } from './errors.ts';
 import type { DrmType } from './key-systems.ts';
-import type { FetchFunction } from './options.ts';
+import type { AxiosLike, FetchFunction } from './options.ts';
+import { builderErrorOf, readJsonObject } from './service-error.ts';
 import { retryWait, sleep, withDeadline, type RetryPolicy } from './retry.ts';
 
 /** What a {@link TokenFetcher} is asked for: the content, the DRM, and a signal to abort with. */
@@ -29,10 +29,11 @@ export type SitePost = (
 
 const SITE_HEADERS = { Accept: 'text/plain', 'Content-Type': 'application/json' };
 
+/** The app's axios instance (its interceptors, base URL): the package never loads axios itself. */
 export const axiosPost =
-  (http: AxiosInstance): SitePost =>
+  (http: AxiosLike): SitePost =>
   async (url, json, signal) => {
-    const res = await http.post<string>(url, json, {
+    const res = await http.post(url, json, {
       withCredentials: true,
       responseType: 'text',
       transformResponse: (data: unknown) => data,
@@ -42,28 +43,6 @@ export const axiosPost =
     });
     return { status: res.status, text: typeof res.data === 'string' ? res.data : '' };
   };
-
-/**
- * axios, the default client, as a chunk of its own rather than in the app's entry: an app that
- * gives `fetch` or its own instance never downloads it (about 21 KB min+gzip, three times this
- * whole package). The load starts when the engine is made, at attach, so the chunk arrives while
- * the manifest loads; a failed load is tried again at the next token fetch.
- */
-export function lazyAxiosPost(load = () => import('axios')): SitePost {
-  let loading: Promise<SitePost> | undefined;
-  const loaded = () =>
-    (loading ??= load().then(
-      (module) => axiosPost(module.default),
-      (error: unknown) => {
-        loading = undefined;
-        throw new Error(
-          `axios, the default HTTP client, could not be loaded (${messageOf(error)}); give the fetch option to do without it`,
-        );
-      },
-    ));
-  loaded().catch(() => undefined);
-  return async (url, json, signal) => (await loaded())(url, json, signal);
-}
 
 export const fetchPost =
   (fetch: FetchFunction): SitePost =>
@@ -156,6 +135,16 @@ export const withTokenDeadline =
         } catch (error) {
           if (error instanceof LicenseAuthError) throw error;
           throw siteError({ url: source, reason: messageOf(error) }, what, cid, error);
+        }
+        // A site that hands on its token builder's error with a 2xx status has no token for us.
+        const builder = typeof value === 'string' ? builderErrorOf(readJsonObject(value)) : null;
+        if (builder) {
+          const said = builder.message ? `: ${builder.message}` : '';
+          throw siteError(
+            { url: source, reason: `its token builder failed with ${builder.code}${said}` },
+            what,
+            cid,
+          );
         }
         if (typeof value === 'string' && value.trim()) return value.trim();
         throw siteError({ url: source, reason: `an empty ${what}` }, what, cid);

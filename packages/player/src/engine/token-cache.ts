@@ -24,8 +24,12 @@ export interface CachedToken {
 export type Fetch = (signal: AbortSignal) => Promise<string>;
 
 export interface TokenCache {
-  /** A reusable token for `key`, else the result of one shared fetch. */
-  get(key: string, fetch: Fetch): Promise<CachedToken>;
+  /**
+   * A reusable token for `key`, else the result of one shared fetch. With `signal`, this caller's
+   * wait ends when it aborts, and the fetch itself once no caller waits for it any more (its late
+   * token is dropped); without one, the caller waits for the fetch to settle.
+   */
+  get(key: string, fetch: Fetch, signal?: AbortSignal): Promise<CachedToken>;
   /** Forgets `value` for `key` (a license server refused it); a newer token is kept. */
   invalidate(key: string, value: string): void;
   /** Aborts every fetch under way; waiting callers reject with `reason`. Cached tokens stay. */
@@ -36,6 +40,10 @@ export interface TokenCache {
 interface Flight {
   promise: Promise<string>;
   controller: AbortController;
+  /** Callers waiting with a signal; the fetch is aborted when the last of them leaves. */
+  waiters: number;
+  /** A caller without a signal waits: the fetch is never abandoned. */
+  pinned: boolean;
 }
 
 export function createTokenCache(options: TokenCacheOptions): TokenCache {
@@ -60,20 +68,49 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
         throw error;
       },
     );
-    const flight = { promise, controller };
+    const flight: Flight = { promise, controller, waiters: 0, pinned: false };
     flights.set(key, flight);
     return flight;
   };
 
+  const wait = (key: string, flight: Flight, signal: AbortSignal | undefined): Promise<string> => {
+    if (!signal) {
+      flight.pinned = true;
+      return flight.promise;
+    }
+    flight.waiters++;
+    return new Promise<string>((resolve, reject) => {
+      const leave = () => {
+        signal.removeEventListener('abort', onAbort);
+        flight.waiters--;
+      };
+      const onAbort = () => {
+        leave();
+        reject(signal.reason);
+        if (flight.waiters === 0 && !flight.pinned && flights.get(key) === flight) {
+          flights.delete(key);
+          flight.controller.abort(signal.reason);
+        }
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      flight.promise.then(
+        (value) => (leave(), resolve(value)),
+        (error: unknown) => (leave(), reject(error)),
+      );
+    });
+  };
+
   return {
-    async get(key, fetch) {
+    async get(key, fetch, signal) {
+      if (signal?.aborted) throw signal.reason;
       const entry = entries.get(key);
       if (entry && options.now() - entry.fetchedAt < reuseForMs) {
         return { value: entry.value, source: 'cache' };
       }
       const running = flights.get(key);
-      if (running) return { value: await running.promise, source: 'shared' };
-      return { value: await start(key, fetch).promise, source: 'network' };
+      const flight = running ?? start(key, fetch);
+      return { value: await wait(key, flight, signal), source: running ? 'shared' : 'network' };
     },
     invalidate(key, value) {
       if (entries.get(key)?.value === value) entries.delete(key);

@@ -2,10 +2,10 @@ import type Hls from 'hls.js';
 import type { HlsConfig } from 'hls.js';
 import { toBase64 } from '../engine/bytes.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
-import { LicenseAuthError } from '../engine/errors.ts';
-import { contentIdFromSkd, normaliseCertificate } from '../engine/fairplay.ts';
+import { serverCertificates } from '../engine/certificates.ts';
+import { contentIdFromSkd } from '../engine/fairplay.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
-import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
+import { drmTypeFor } from '../engine/key-systems.ts';
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
 
@@ -19,6 +19,8 @@ export interface HlsLicenseAuthOptions extends EngineOptions {
 }
 
 const CONFIG_KEYS = ['emeEnabled', 'drmSystems', 'licenseXhrSetup'] as const;
+// The hooks of handles: an app's own hook composes with the handle's, a second handle does not.
+const handleHooks = new WeakSet<LicenseXhrSetup>();
 
 /**
  * Attaches tokens (or gateway custom data) to the license requests of an hls.js player: call it
@@ -39,13 +41,14 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
       'attach before hls.attachMedia(): hls.js turns EME on when the media is attached',
     );
   }
-  if (config.licenseXhrSetup) {
+  if (config.licenseXhrSetup && handleHooks.has(config.licenseXhrSetup)) {
     throw invalidOptions(
-      'hls.config.licenseXhrSetup is set already: the handle sends the license requests itself (attach once, or detach() first)',
+      'this hls.js instance has a handle already: attach once, or detach() first',
     );
   }
   const engine = createEngine(opts);
   const sender = createLicenseSender(engine);
+  const appSetup = config.licenseXhrSetup;
   const previous = Object.fromEntries(CONFIG_KEYS.map((key) => [key, config[key]]));
   const drmSystems: Record<string, { licenseUrl: string; serverCertificateUrl?: string }> = {
     ...config.drmSystems,
@@ -59,16 +62,16 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
       .filter(([keySystem]) => drmTypeFor(keySystem, opts.drmTypes))
       .map(([, system]) => system.licenseUrl),
   );
-  const { certificate, certificateUrl } = opts.fairplay ?? {};
-  for (const [keySystem, system] of Object.entries(drmSystems)) {
-    if (isFairPlay(keySystem) && !system.serverCertificateUrl) {
-      // hls.js loads the certificate from a URL: given bytes travel as a data: URL.
-      system.serverCertificateUrl =
-        certificate !== undefined
-          ? `data:application/octet-stream;base64,${toBase64(normaliseCertificate(certificate))}`
-          : certificateUrl;
+  // hls.js loads each certificate from a URL: given bytes travel as a data: URL.
+  for (const { keySystem, certificate, url } of serverCertificates(opts)) {
+    const system = drmSystems[keySystem];
+    if (system && !system.serverCertificateUrl) {
+      system.serverCertificateUrl = certificate
+        ? `data:application/octet-stream;base64,${toBase64(certificate)}`
+        : url;
     }
   }
+
   const getContentId = opts.getContentId;
   // hls.js calls the hook a second time when it rejects: the second call fails the same way.
   const failures = new WeakMap<Uint8Array, unknown>();
@@ -78,10 +81,14 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     if (failed) throw failed;
     const { keySystem, decryptdata } = keyContext;
     const drmType = drmTypeFor(keySystem, opts.drmTypes);
-    if (!drmType) return;
+    if (!drmType) return appSetup?.call(hls, xhr, url, keyContext, challenge);
+    const session = engine.loads.current();
     try {
+      // The app's own hook runs first, on a stand-in that keeps what it set for the request.
+      const app = await appRequest(appSetup, hls, url, keyContext, challenge);
       const cid = await resolveContentId(
         opts,
+        session,
         keySystem,
         () => getContentId?.(keyContext),
         () => contentIdFromSkd(decryptdata?.uri),
@@ -90,28 +97,35 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
         keySystem,
         drmType,
         cid,
-        url,
-        body: challenge,
+        url: app.url,
+        body: app.body,
+        headers: app.headers,
+        credentials: app.credentials,
         licenseRequestType: keyContext.keyRequests?.[decryptdata?.uri]?.status ?? null,
+        session,
       });
       xhr.open('POST', licenseDataUrl(license), true);
     } catch (error) {
+      // The app moved on: hls.js has let go of this key session, and a rejection would become a
+      // fatal error (and stopLoad()) for the asset now loading.
+      if (session.movedOn) return new Promise<never>(() => undefined);
       failures.set(challenge, error);
       throw error;
     }
   };
+  handleHooks.add(licenseXhrSetup);
   Object.assign(config, { emeEnabled: true, drmSystems, licenseXhrSetup });
 
   let attached = true;
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
-    attached && engine.prefetch(request, Object.keys(drmSystems));
+    attached && engine.prefetch(request, Object.keys(drmSystems), engine.loads.current());
   const listeners = {
     hlsManifestLoading: () => {
+      engine.loads.started();
       if (opts.autoPrefetch) prefetch().catch(() => undefined);
     },
-    // Detaching the media (or loading other content) must not wait for a slow site.
-    hlsMediaDetaching: () =>
-      sender.abortAll(new LicenseAuthError('ABORTED', 'The media was detached from hls.js.')),
+    // Detaching the media must not wait for a slow site.
+    hlsMediaDetaching: () => engine.loads.ended('The media was detached from hls.js.'),
     hlsDestroying: () => detach(),
   };
   const events = hls as unknown as {
@@ -124,9 +138,53 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     if (!attached) return;
     attached = false;
     for (const [name, listener] of Object.entries(listeners)) events.off(name, listener);
-    sender.abortAll(new LicenseAuthError('ABORTED', 'The license auth handle was detached.'));
     engine.destroy();
     if (config.licenseXhrSetup === licenseXhrSetup) Object.assign(config, previous);
   };
-  return { prefetch, detach, on: engine.emitter.on };
+  return { prefetch, load: engine.loads.name, detach, on: engine.emitter.on };
+}
+
+/** What an app's `licenseXhrSetup` asked for: the URL it opened, its headers, cookies, body. */
+interface AppRequest {
+  url: string;
+  headers: Record<string, string>;
+  credentials: 'include' | undefined;
+  body: Uint8Array | string;
+}
+
+/**
+ * Runs the app's own `licenseXhrSetup` on a stand-in XHR that records `open`, `setRequestHeader`
+ * and `withCredentials`, so the request the handle sends carries all of it (and the challenge the
+ * hook returns, if it returns one).
+ */
+async function appRequest(
+  setup: LicenseXhrSetup | undefined,
+  hls: Hls,
+  url: string,
+  keyContext: HlsKeyContext,
+  challenge: Uint8Array,
+): Promise<AppRequest> {
+  const request: AppRequest = { url, headers: {}, credentials: undefined, body: challenge };
+  if (!setup) return request;
+  const recorder = {
+    readyState: 0,
+    withCredentials: false,
+    open(_method: string, opened: string) {
+      request.url = opened;
+      recorder.readyState = 1;
+    },
+    setRequestHeader(name: string, value: string) {
+      request.headers[name] = value;
+    },
+  };
+  const returned = await setup.call(
+    hls,
+    recorder as unknown as Parameters<LicenseXhrSetup>[0],
+    url,
+    keyContext,
+    challenge as Uint8Array<ArrayBuffer>,
+  );
+  if (recorder.withCredentials) request.credentials = 'include';
+  if (returned) request.body = returned;
+  return request;
 }

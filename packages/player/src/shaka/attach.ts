@@ -1,35 +1,55 @@
 import { createEngine } from '../engine/engine.ts';
-import { LicenseAuthError } from '../engine/errors.ts';
-import { normaliseCertificate } from '../engine/fairplay.ts';
+import { serverCertificates } from '../engine/certificates.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
 import { invalidOptions, resolveOptions } from '../engine/options.ts';
 import type { LicenseAuthHandle as Handle, PrefetchOptions } from '../engine/handle.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
 import { createLicenseFilters, type DownloadFailedEvent } from './license-filters.ts';
+import { createLoadRouting, type Operation } from './load-routing.ts';
+import type { LoadSession } from '../engine/session.ts';
 import type { GetContentId, LicenseAuthOptions } from './options.ts';
 import {
   RequestType,
+  type DrmInfo,
   type DrmConfiguration,
   type NetworkingEngine,
   type Player,
+  type ShakaRequest,
   type ShakaResponse,
   type Storage,
 } from './shaka-types.ts';
 
-/** What `attachLicenseAuth` returns: `on` also takes `licenseFailed`. */
-export type LicenseAuthHandle = Handle<LicenseAuthEvents>;
+/**
+ * What `attachLicenseAuth` returns: `on` also takes `licenseFailed`; `preload` and `store` name
+ * the asset of a `player.preload()` and of a Storage download.
+ */
+export interface LicenseAuthHandle extends Handle<LicenseAuthEvents> {
+  /**
+   * `auth.preload('movie-2', player.preload(url))`: the preload's license requests (and the
+   * load that takes the preload later) use this cid. Returns what it was given.
+   */
+  preload<T extends PromiseLike<unknown>>(contentId: string, preloading: T): T;
+  /**
+   * `auth.store('movie-2', storage.store(url))`: the download's token is fetched at once, its
+   * license requests use this cid, and the player's unloads and loads leave them alone until the
+   * download ends. Returns what it was given.
+   */
+  store<T extends Operation>(contentId: string, operation: T): T;
+}
 
 /** What the handle uses of a shaka.Player, or of a shaka.offline.Storage (no events, no sessions). */
 interface Target extends SessionHost {
   getNetworkingEngine(): NetworkingEngine | null;
   getConfiguration(): { drm: DrmConfiguration };
   configure(config: object): unknown;
+  resetConfiguration?(): void;
+  drmInfo?(): DrmInfo | null;
   addEventListener?(type: string, listener: (event: never) => void): void;
   removeEventListener?(type: string, listener: (event: never) => void): void;
 }
 
-const FAIRPLAY = 'com.apple.fps';
+type Headers = Record<string, string>;
 // One handle per networking engine: a Storage built on a player shares the player's, and a second
 // set of filters would send two tokens and wrap a FairPlay body twice.
 const engines = new WeakSet<object>();
@@ -74,74 +94,92 @@ export function attachLicenseAuth(
     string,
     { serverCertificate?: Uint8Array; serverCertificateUri?: string }
   > = {};
-  const { certificate, certificateUrl: certUrl } = opts.fairplay ?? {};
-  const page = (globalThis as { location?: { href: string } }).location?.href;
-  const certificateUrl = certUrl && new URL(certUrl, page).href;
-  const fps = config.advanced?.[FAIRPLAY];
-  if (
-    (certificate !== undefined || certificateUrl) &&
-    !fps?.serverCertificate?.length &&
-    !fps?.serverCertificateUri
-  ) {
-    advanced[FAIRPLAY] =
-      certificate !== undefined
-        ? { serverCertificate: normaliseCertificate(certificate) }
-        : { serverCertificateUri: certificateUrl };
+  // FairPlay's certificate and Widevine's service certificate, unless the app configured one.
+  const certificateUrls = new Set<string>();
+  for (const { keySystem, certificate, url } of serverCertificates(opts)) {
+    const own = config.advanced?.[keySystem];
+    if (own?.serverCertificate?.length || own?.serverCertificateUri) continue;
+    advanced[keySystem] = certificate
+      ? { serverCertificate: certificate }
+      : { serverCertificateUri: url };
+    if (url) certificateUrls.add(url);
   }
   const previousFailureCallback = config.failureCallback;
+  const routing = createLoadRouting(engine, () => target.drmInfo?.());
+
+  // The request as it was made, before the filters (the app's too) changed it: a re-send with a
+  // fresh token starts from it, so that every filter runs on the re-sent request once.
+  const originals = new WeakMap<ShakaRequest, { body: ShakaRequest['body']; headers: Headers }>();
+  const request = net.request;
+  net.request = function (this: NetworkingEngine, type, made, context) {
+    if (type === RequestType.LICENSE) {
+      originals.set(made, { body: made.body, headers: { ...made.headers } });
+    }
+    return request.call(this, type, made, context);
+  };
+  const filters = createLicenseFilters({
+    engine,
+    sessionOf: routing.sessionOf,
+    original: (made) => originals.get(made) ?? { body: made.body, headers: made.headers },
+    // Re-sends end with their load, like the token fetches they wait for.
+    send: async (resent, session) => {
+      const pending = request.call(net, RequestType.LICENSE, resent);
+      const abort = () => void pending.abort();
+      session.signal.addEventListener('abort', abort, { once: true });
+      try {
+        return (await pending.promise) as ShakaResponse;
+      } finally {
+        session.signal.removeEventListener('abort', abort);
+      }
+    },
+    certificateUrls,
+  });
   const failureCallback = createFailureCallback(
     target,
     previousFailureCallback,
     engine.emitter.emit,
     opts.sessionRetries,
+    filters.dropped,
   );
-  target.configure({ drm: { servers, advanced, failureCallback } });
-
-  // Re-sends with a fresh token, aborted on unload and detach like the token fetches they wait for.
-  const resends = new Set<{ abort(): unknown }>();
-  const abortResends = () => {
-    for (const pending of resends) void pending.abort();
-    resends.clear();
-  };
-  const filters = createLicenseFilters({
-    engine,
-    send: async (request) => {
-      const pending = net.request(RequestType.LICENSE, request);
-      resends.add(pending);
-      try {
-        return (await pending.promise) as ShakaResponse;
-      } finally {
-        resends.delete(pending);
-      }
-    },
-    certificateUrl,
-  });
+  const ours = { drm: { servers, advanced, failureCallback } };
+  target.configure(ours);
+  // resetConfiguration() would take the servers, the certificate and the failure callback away
+  // while the filters stay: the handle's configuration is applied again after it.
+  const resetConfiguration = target.resetConfiguration;
+  if (resetConfiguration) {
+    target.resetConfiguration = function (this: Target) {
+      resetConfiguration.call(this);
+      target.configure(ours);
+    };
+  }
   net.registerRequestFilter(filters.requestFilter);
   net.registerResponseFilter(filters.responseFilter);
   engines.add(net);
 
   let attached = true;
-  const prefetch = async (request: PrefetchOptions = {}): Promise<boolean> => {
+  const prefetchFor = async (
+    session: LoadSession,
+    request: PrefetchOptions = {},
+  ): Promise<boolean> => {
     if (!attached) return false;
     const drm = target.getConfiguration().drm;
     return engine.prefetch(
       { ...request, keySystem: request.keySystem ?? drm.preferredKeySystems[0] },
       Object.keys(drm.servers),
+      session,
     );
+  };
+  const prefetch = (request?: PrefetchOptions) => prefetchFor(engine.loads.current(), request);
+  const autoPrefetch = (session: LoadSession) => {
+    if (opts.autoPrefetch) prefetchFor(session).catch(() => undefined);
   };
 
   const listeners: Record<string, (event: never) => void> = {
     downloadfailed: (event: DownloadFailedEvent) => filters.onDownloadFailed(event),
-    // Unloading must not wait for a slow site: Shaka waits for pending request filters.
-    unloading: () => {
-      engine.abortAll(
-        new LicenseAuthError('ABORTED', 'The player unloaded before the token arrived.'),
-      );
-      abortResends();
-    },
-    loading: () => {
-      if (opts.autoPrefetch) prefetch().catch(() => undefined);
-    },
+    // Unloading must not wait for a slow site: Shaka waits for pending request filters. Only the
+    // player's load ends: a preload and a Storage download go on.
+    unloading: () => engine.loads.ended('The player unloaded before the token arrived.'),
+    loading: () => autoPrefetch(engine.loads.started()),
   };
   // A Storage built without a player has no events: no 401/403 retry, no prefetch on loading.
   for (const [type, listener] of Object.entries(listeners))
@@ -149,17 +187,28 @@ export function attachLicenseAuth(
 
   return {
     prefetch,
+    load: engine.loads.name,
+    preload(contentId, preloading) {
+      engine.loads.name(contentId);
+      autoPrefetch(routing.preload(contentId, preloading));
+      return preloading;
+    },
+    store(contentId, operation) {
+      autoPrefetch(routing.download(contentId, operation));
+      return operation;
+    },
     on: engine.emitter.on,
     detach() {
       if (!attached) return;
       attached = false;
+      if (net.request !== request) net.request = request;
+      if (resetConfiguration) target.resetConfiguration = resetConfiguration;
       net.unregisterRequestFilter(filters.requestFilter);
       net.unregisterResponseFilter(filters.responseFilter);
       engines.delete(net);
       for (const [type, listener] of Object.entries(listeners))
         target.removeEventListener?.(type, listener);
       engine.destroy();
-      abortResends();
       // Shaka resets a configuration entry given as undefined.
       const unset = (added: object) =>
         Object.fromEntries(Object.keys(added).map((k) => [k, undefined]));

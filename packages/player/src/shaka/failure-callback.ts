@@ -16,16 +16,23 @@ export interface SessionHost {
  * event only while a single session is open; a failed session among several is dropped without
  * one. The app's own callback runs first; then the failure is reported as `licenseFailed`, and a
  * dropped session that failed for a passing reason (the site or the network, not the service's
- * verdict) is started again, at most `retries` times for the same init data.
+ * verdict) is started again, at most `retries` times for the same init data. A request dropped
+ * because the app moved on is marked handled and reported nowhere.
  */
 export function createFailureCallback(
   host: SessionHost,
   previous: ((error: ShakaError) => unknown) | undefined,
   emit: Emitter<LicenseAuthEvents>['emit'],
   retries: number,
+  isDropped: (error: ShakaError) => boolean = () => false,
 ): (error: ShakaError) => void {
   const retried = new Map<string, number>();
   return (shakaError) => {
+    // A request of a load the app left (another asset, an unload): not a failure at all.
+    if (isDropped(shakaError)) {
+      shakaError.handled = true;
+      return;
+    }
     try {
       previous?.(shakaError);
     } catch (error) {

@@ -4,11 +4,13 @@ import { contentIdFromSkd, normaliseCertificate, spcFormBody } from '../engine/f
 import { findLicenseAuthError } from '../engine/find-error.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES, type DrmType } from '../engine/key-systems.ts';
 import { parseServiceError } from '../engine/service-error.ts';
+import type { LoadSession } from '../engine/session.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import type { GetContentId } from './options.ts';
 import {
   RequestType,
   type DrmInfo,
+  type RequestContext,
   type RequestFilter,
   type ResponseFilter,
   type ShakaRequest,
@@ -17,10 +19,14 @@ import {
 
 export interface FilterDeps {
   engine: Engine<LicenseAuthEvents>;
+  /** The load a license request belongs to (the player's, a preload's, a download's). */
+  sessionOf(request: ShakaRequest, context: RequestContext | undefined): LoadSession;
+  /** The request as it was made, before any request filter (the app's included) changed it. */
+  original(request: ShakaRequest): { body: ShakaRequest['body']; headers: Record<string, string> };
   /** Sends a license request through the networking engine the filters are registered on. */
-  send(request: ShakaRequest): Promise<ShakaResponse>;
-  /** Absolute URL of the FairPlay certificate whose answers are normalised, if configured. */
-  certificateUrl: string | undefined;
+  send(request: ShakaRequest, session: LoadSession): Promise<ShakaResponse>;
+  /** Absolute URLs of the certificates the handle configured, whose answers are normalised. */
+  certificateUrls: ReadonlySet<string>;
 }
 
 /** The parts of Shaka's `downloadfailed` event that are read. */
@@ -35,6 +41,8 @@ export interface LicenseFilters {
   requestFilter: RequestFilter;
   responseFilter: ResponseFilter;
   onDownloadFailed(event: DownloadFailedEvent): void;
+  /** The error ended a request whose load the app had left: no error for the app. */
+  dropped(error: unknown): boolean;
 }
 
 export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
@@ -42,9 +50,15 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   const options = engine.options;
   const getContentId = options.getContentId as GetContentId | undefined;
   const states = new WeakMap<ShakaRequest, LicenseExchange>();
+  // What our filter made of a re-sent request's answer, before the filters after it ran: the
+  // refused request's answer becomes this, and runs through those filters once.
+  const resentLicenses = new WeakMap<ShakaRequest, ShakaResponse['data']>();
+  const droppedErrors = new WeakSet<object>();
+  const formed = new WeakSet<ShakaRequest>();
 
   const authorise = async (
     request: ShakaRequest,
+    context: RequestContext | undefined,
     drmInfo: DrmInfo,
     drmType: DrmType,
   ): Promise<void> => {
@@ -52,10 +66,12 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     if (state?.refused) throw state.refused;
     if (!state) {
       const { keySystem } = drmInfo;
+      const session = deps.sessionOf(request, context);
       // FairPlay: skd init data (legacy and native HLS), else the skd:// URI Shaka's HLS parser
       // puts in keySystemUris (HLS through MSE, where the init data is a sinf box).
       const cid = await resolveContentId(
         options,
+        session,
         keySystem,
         () => getContentId?.(drmInfo, request),
         () =>
@@ -63,18 +79,28 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
             .map((source) => contentIdFromSkd(source))
             .find((id) => id),
       );
-      state = engine.begin(keySystem, drmType, cid);
+      state = engine.begin(keySystem, drmType, cid, session);
       states.set(request, state);
-      // Shaka keeps the body between attempts, so it is rewritten once.
-      if (isFairPlay(keySystem) && request.body && request.attempt === 0) {
-        request.body = spcFormBody(request.body);
-      }
+    }
+    // Shaka keeps the body between attempts, so it is rewritten once (a re-send starts from the
+    // CDM's own message again).
+    if (isFairPlay(state.keySystem) && request.body && !formed.has(request)) {
+      formed.add(request);
+      request.body = spcFormBody(request.body);
     }
     // Shaka resets headers before every attempt.
-    await engine.authorize(state, request.headers, request.attempt, request.licenseRequestType);
+    const { session } = state;
+    try {
+      await engine.authorize(state, request.headers, request.attempt, request.licenseRequestType);
+    } catch (error) {
+      // Rejected all the same: Shaka waits for a pending filter before it unloads. The failure
+      // callback keeps it from the app.
+      if (session.movedOn && typeof error === 'object' && error !== null) droppedErrors.add(error);
+      throw error;
+    }
   };
 
-  const requestFilter: RequestFilter = (type, request) => {
+  const requestFilter: RequestFilter = (type, request, context) => {
     if (type !== RequestType.LICENSE) return;
     const drmInfo = request.drmInfo;
     // `data:` URIs are Shaka's own ClearKey licenses, answered without a server.
@@ -92,31 +118,37 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       return;
     }
     engine.checkHeader([request.uris[request.attempt % request.uris.length] ?? '']);
-    return authorise(request, drmInfo, drmType);
+    return authorise(request, context, drmInfo, drmType);
   };
 
   /**
-   * A refusal a fresh token can fix: the same request (same body, same server) goes once more
-   * through the networking engine with a fresh token, and its answer replaces this one.
+   * A refusal a fresh token can fix: the request as it was made (the CDM's challenge, before any
+   * filter wrapped it) goes once more through the networking engine, where every request filter
+   * runs on it once, with a fresh token; its answer replaces this one.
    */
   const resendWithFreshToken = async (
     state: LicenseExchange,
     response: ShakaResponse,
   ): Promise<void> => {
-    const copy: ShakaRequest = { ...response.originalRequest };
+    const { body, headers } = deps.original(response.originalRequest);
+    const copy: ShakaRequest = { ...response.originalRequest, body, headers: { ...headers } };
     states.set(copy, { ...state, awaiting: false });
     try {
-      const fresh = await deps.send(copy);
-      response.data = fresh.data;
+      const fresh = await deps.send(copy, state.session);
+      response.data = resentLicenses.get(copy) ?? fresh.data;
       response.status = fresh.status;
     } catch (error) {
-      throw findLicenseAuthError(error) ?? error;
+      const cause = findLicenseAuthError(error) ?? error;
+      if (state.session.movedOn && typeof cause === 'object' && cause !== null) {
+        droppedErrors.add(cause);
+      }
+      throw cause;
     }
   };
 
   const responseFilter: ResponseFilter = (type, response) => {
     if (type === RequestType.SERVER_CERTIFICATE) {
-      if (deps.certificateUrl && response.originalUri === deps.certificateUrl) {
+      if (deps.certificateUrls.has(response.originalUri)) {
         response.data = normaliseCertificate(response.data);
       }
       return;
@@ -126,6 +158,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     const license = engine.read(state, response.status ?? 200, response.data, response.uri);
     if (!license) return resendWithFreshToken(state, response);
     response.data = license as ShakaResponse['data'];
+    resentLicenses.set(response.originalRequest, response.data);
   };
 
   const onDownloadFailed = (event: DownloadFailedEvent): void => {
@@ -148,5 +181,10 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     }
   };
 
-  return { requestFilter, responseFilter, onDownloadFailed };
+  const dropped = (error: unknown) => {
+    const cause = findLicenseAuthError(error);
+    return cause !== null && droppedErrors.has(cause);
+  };
+
+  return { requestFilter, responseFilter, onDownloadFailed, dropped };
 }

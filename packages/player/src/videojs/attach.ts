@@ -1,10 +1,12 @@
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import { LicenseAuthError } from '../engine/errors.ts';
+import { serverCertificates } from '../engine/certificates.ts';
 import { contentIdFromSkd, normaliseCertificate } from '../engine/fairplay.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
 import { createLicenseSender } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
+import type { LoadSession } from '../engine/session.ts';
 
 type Callback<T> = (error: unknown, value?: T) => void;
 /** videojs-contrib-eme's options of one key system (the members this package sets). */
@@ -27,6 +29,21 @@ export interface VideoJsPlayer {
   /** Removes a listener added with `on`. */
   off(type: string, listener: () => void): void;
   eme?: unknown;
+  /** video.js's `error()`: called with a MediaError-like object only. */
+  error?: unknown;
+  /** The source being played: names the load a license request belongs to. */
+  currentSrc?(): string;
+  /** The tech, on which videojs-contrib-eme announces each key message before `getLicense`. */
+  tech?(safety: boolean): EventSource | undefined;
+}
+/** The plugin announces each key message on the tech (`keymessage`) right before `getLicense`. */
+interface EventSource {
+  on(type: string, listener: (event: { messageEvent?: KeyMessage }) => void): void;
+  off(type: string, listener: (event: { messageEvent?: KeyMessage }) => void): void;
+}
+interface KeyMessage {
+  messageType?: string;
+  message?: unknown;
 }
 
 export interface VideoJsLicenseAuthOptions extends EngineOptions {
@@ -72,26 +89,80 @@ export function attachLicenseAuth(
   if (typeof player.eme === 'function') (player.eme as () => void).call(player);
   const eme = player.eme as { options: { keySystems?: Record<string, unknown> } };
   const previous = eme.options.keySystems;
-  const { certificate, certificateUrl } = opts.fairplay ?? {};
+  // The plugin asks getCertificate of any key system for its CDM's server certificate.
+  const certificates = new Map<string, () => Promise<Uint8Array>>();
+  for (const { keySystem, certificate, url } of serverCertificates(opts)) {
+    certificates.set(keySystem, () =>
+      certificate ? Promise.resolve(certificate) : loadCertificate(url as string),
+    );
+  }
+  const loadCertificate = (url: string): Promise<Uint8Array> =>
+    (opts.fetch ?? fetch)(url, {})
+      .then((res) => {
+        // An error page is not a certificate: the CDM would only fail on it later.
+        if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
+        return res.arrayBuffer();
+      })
+      .then(normaliseCertificate)
+      .catch((error: unknown) => {
+        throw error instanceof LicenseAuthError
+          ? error
+          : new LicenseAuthError(
+              'FAIRPLAY_CERTIFICATE',
+              `The server certificate did not load (${(error as Error)?.message ?? String(error)}): set the certificate itself, or a certificateUrl that serves it.`,
+            );
+      });
 
-  const license = (keySystem: string, emeOptions: unknown, skdId: unknown, message: unknown) => {
+  // The message type of each key message, told by the plugin's `keymessage` event on the tech.
+  const messageTypes = new WeakMap<object, string>();
+  const onKeyMessage = ({ messageEvent }: { messageEvent?: KeyMessage }) => {
+    const { message, messageType } = messageEvent ?? {};
+    if (typeof message === 'object' && message !== null && messageType) {
+      messageTypes.set(message, messageType);
+    }
+  };
+  const techs = new Set<EventSource>();
+  const watchTech = () => {
+    const tech = player.tech?.(true);
+    if (tech && !techs.has(tech)) {
+      techs.add(tech);
+      tech.on('keymessage', onKeyMessage);
+    }
+  };
+  watchTech();
+
+  const license = async (
+    keySystem: string,
+    emeOptions: unknown,
+    skdId: unknown,
+    message: unknown,
+    session: LoadSession,
+  ): Promise<Uint8Array> => {
     const drmType = drmTypeFor(keySystem, opts.drmTypes) as string;
-    const given = (emeOptions as { keySystems?: Record<string, { url?: string }> })?.keySystems;
-    return resolveContentId(
+    const eme = emeOptions as {
+      emeHeaders?: Record<string, string>;
+      keySystems?: Record<string, { url?: string; licenseHeaders?: Record<string, string> }>;
+    };
+    const given = eme?.keySystems?.[keySystem];
+    const cid = await resolveContentId(
       opts,
+      session,
       keySystem,
       () => opts.getContentId?.({ keySystem, emeOptions: emeOptions as Record<string, unknown> }),
       () => skdId as string | null,
-    ).then((cid) =>
-      sender.send({
-        keySystem,
-        drmType,
-        cid,
-        url: given?.[keySystem]?.url ?? (engine.servers[keySystem] as string),
-        body: message as ArrayBuffer,
-        licenseRequestType: null,
-      }),
     );
+    return sender.send({
+      keySystem,
+      drmType,
+      cid,
+      url: given?.url ?? (engine.servers[keySystem] as string),
+      body: message as ArrayBuffer,
+      // What the plugin's own request would have sent (null values take a header out).
+      headers: definedHeaders({ ...eme?.emeHeaders, ...given?.licenseHeaders }),
+      licenseRequestType:
+        (typeof message === 'object' && message !== null && messageTypes.get(message)) || null,
+      session,
+    });
   };
 
   const keySystems: Record<string, VideoJsKeySystem> = {};
@@ -105,32 +176,41 @@ export function attachLicenseAuth(
       getLicense(emeOptions, ...args) {
         const callback = args.pop() as Callback<Uint8Array>;
         const [skdId, message] = fairplay ? args : [null, ...args];
-        license(keySystem, emeOptions, skdId, message).then(
+        const renewal =
+          typeof message === 'object' &&
+          message !== null &&
+          messageTypes.get(message) === 'license-renewal';
+        const session = engine.loads.current();
+        license(keySystem, emeOptions, skdId, message, session).then(
           (bytes) => callback(null, bytes),
-          (error: unknown) => callback(error),
+          (error: unknown) => {
+            // The app moved on: the plugin's session belongs to the source that is gone.
+            if (session.movedOn) return;
+            callback(error);
+            // The plugin drops a failed renewal silently: the stream stops counting, the app
+            // must hear why (e.g. the concurrent-stream limit).
+            if (renewal) {
+              const setError = player.error as ((e: object) => unknown) | undefined;
+              setError?.call(player, {
+                code: 5,
+                message: (error as Error).message,
+                originalError: error,
+              });
+            }
+          },
         );
       },
       ...(fairplay && {
         getContentId: (_: unknown, initData: string) => contentIdFromSkd(initData),
       }),
-      ...(fairplay &&
-        opts.fairplay && {
-          getCertificate(_: unknown, callback: Callback<Uint8Array>) {
-            (certificate !== undefined
-              ? Promise.resolve(certificate)
-              : (opts.fetch ?? fetch)(certificateUrl ?? '', {}).then((res) => res.arrayBuffer())
-            ).then(
-              (cert) => callback(null, normaliseCertificate(cert)),
-              (error: unknown) =>
-                callback(
-                  new LicenseAuthError(
-                    'FAIRPLAY_CERTIFICATE',
-                    `The FairPlay certificate did not load (${String(error)}): set fairplay.certificateUrl or fairplay.certificate.`,
-                  ),
-                ),
-            );
-          },
-        }),
+      ...(certificates.has(keySystem) && {
+        getCertificate(_: unknown, callback: Callback<Uint8Array>) {
+          certificates.get(keySystem)!().then(
+            (cert) => callback(null, cert),
+            (error: unknown) => callback(error),
+          );
+        },
+      }),
     };
   }
   const merged: Record<string, unknown> = { ...previous };
@@ -141,8 +221,10 @@ export function attachLicenseAuth(
 
   let attached = true;
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
-    attached && engine.prefetch(request, Object.keys(keySystems));
+    attached && engine.prefetch(request, Object.keys(keySystems), engine.loads.current());
   const onLoadStart = () => {
+    engine.loads.started(player.currentSrc?.());
+    watchTech();
     if (opts.autoPrefetch) prefetch().catch(() => undefined);
   };
   const detach = () => {
@@ -150,11 +232,17 @@ export function attachLicenseAuth(
     attached = false;
     player.off('loadstart', onLoadStart);
     player.off('dispose', detach);
-    sender.abortAll(new LicenseAuthError('ABORTED', 'The license auth handle was detached.'));
+    for (const tech of techs) tech.off('keymessage', onKeyMessage);
     engine.destroy();
     if (eme.options.keySystems === merged) eme.options.keySystems = previous;
   };
   player.on('loadstart', onLoadStart);
   player.on('dispose', detach);
-  return { keySystems, prefetch, detach, on: engine.emitter.on };
+  return { keySystems, prefetch, load: engine.loads.name, detach, on: engine.emitter.on };
 }
+
+/** Headers with a value: the plugin takes out a header whose value is null. */
+const definedHeaders = (headers: Record<string, string | null | undefined>) =>
+  Object.fromEntries(
+    Object.entries(headers).filter((entry): entry is [string, string] => entry[1] != null),
+  );

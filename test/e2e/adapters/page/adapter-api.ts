@@ -6,7 +6,11 @@ export type PlayerName = (typeof PLAYERS)[number];
 
 /** The options of `attachLicenseAuth` that can cross from Node (no functions). */
 export interface PageAuthOptions {
-  contentId: string;
+  contentId?: string;
+  /** The first asset's cid, named with `auth.load()` before the player loads it. */
+  name?: string;
+  /** Token mode through `getToken`: the token endpoint per cid (e.g. a slow one for one asset). */
+  tokenUrlFor?: Record<string, string>;
   tokenUrl?: string;
   customDataUrl?: string;
   /**
@@ -24,6 +28,28 @@ export interface AdapterSetup {
   player: PlayerName;
   manifestUrl: string;
   options: PageAuthOptions;
+  /** The app's own settings for its license requests, each made in its player's own way. */
+  app?: AppLicenseSettings;
+}
+
+/** What an app sets for its license requests, through its player's own hooks. */
+export interface AppLicenseSettings {
+  /** Send cookies: hls.js `xhr.withCredentials`, dash.js protection data `withCredentials`. */
+  withCredentials?: boolean;
+  /** Headers: hls.js `setRequestHeader`, dash.js `httpRequestHeaders`, video.js `emeHeaders`. */
+  headers?: Record<string, string>;
+  /**
+   * Wraps the CDM's challenge in the app's envelope (these bytes in front): a Shaka request
+   * filter registered before the handle, hls.js `licenseXhrSetup` returning the challenge, a
+   * dash.js license request filter registered before the handle.
+   */
+  envelope?: string;
+}
+
+/** The next asset on the same player, loaded the player's own way after `auth.load(cid)`. */
+export interface NextAsset {
+  cid: string;
+  manifestUrl: string;
 }
 
 /** An error as the app sees it through its player, and what `findLicenseAuthError` finds in it. */
@@ -49,6 +75,12 @@ export interface AdapterStatus {
   currentTime: number;
   readyState: number;
   errors: AppError[];
+  /** The cid of each license request sent, in order. */
+  sentCids: string[];
+  /** The media element raised `encrypted`: the CDM is about to ask for a license. */
+  encrypted: boolean;
+  /** Shaka Storage: `done`, or the error the download ended with. */
+  stored?: string;
   /** The handle's license events, in order. */
   licenses: Array<
     | { event: 'sent'; refreshed: boolean; tokenSource: string }
@@ -60,6 +92,10 @@ export interface AdapterHarness {
   /** Creates a 640x360 <video>, the player and its license auth, and starts playback. */
   start(setup: AdapterSetup): Promise<void>;
   status(id: string): AdapterStatus;
+  /** The next asset on the player: `auth.load(cid)`, then the player's own load call. */
+  next(id: string, asset: NextAsset): Promise<void>;
+  /** Shaka only: a shaka.offline.Storage on the player downloads `asset` (`auth.store`). */
+  store(id: string, asset: NextAsset): Promise<void>;
   /** Pauses, seeks to `seconds` and resolves once that frame is on screen, with its media time. */
   showFrame(id: string, seconds: number): Promise<number>;
 }

@@ -17,6 +17,7 @@ import type {
   AdapterSetup,
   AdapterStatus,
   AppError,
+  NextAsset,
   PageAuthOptions,
   PlayerName,
 } from './adapter-api.ts';
@@ -29,6 +30,13 @@ interface VideoElement extends FrameVideo {
   muted: boolean;
   autoplay: boolean;
   readonly readyState: number;
+  addEventListener(type: string, listener: () => void, options?: { once: true }): void;
+}
+/** What the app's hls.js hook uses of the XHR. */
+interface AppXhr {
+  open(method: string, url: string, async: boolean): void;
+  setRequestHeader(name: string, value: string): void;
+  withCredentials: boolean;
 }
 interface PageGlobals {
   document: {
@@ -48,9 +56,16 @@ const page = globalThis as unknown as PageGlobals;
 interface Handle {
   on<K extends keyof EngineEvents>(name: K, listener: (event: EngineEvents[K]) => void): unknown;
 }
+/** A player on the page: its handle, and the app's way to play the next asset on it. */
+interface Started {
+  auth: Handle;
+  next(asset: NextAsset): void;
+  store?(asset: NextAsset): Promise<unknown>;
+}
 interface Entry {
   video: VideoElement;
   status: Omit<AdapterStatus, 'currentTime' | 'readyState' | 'videoId'>;
+  started: Started;
 }
 const entries = new Map<string, Entry>();
 
@@ -82,12 +97,17 @@ function describe(error: unknown, source: string): AppError {
   };
 }
 
-/** `tokenUrls`: the site's endpoints in turn, through the adapter's `getToken` option. */
-function authOptions({ tokenUrls, ...options }: PageAuthOptions) {
-  if (!tokenUrls) return options;
+/**
+ * `tokenUrls`: the site's endpoints in turn; `tokenUrlFor`: an endpoint per cid; both through the
+ * adapter's `getToken` option. `name`: the first asset's cid, named with `auth.load()`.
+ */
+function authOptions({ tokenUrls, tokenUrlFor, name: _, ...options }: PageAuthOptions) {
+  if (!tokenUrls && !tokenUrlFor) return options;
   let n = 0;
   const getToken: TokenFetcher = async ({ cid, drmType, signal }) => {
-    const url = tokenUrls[Math.min(n++, tokenUrls.length - 1)] as string;
+    const url = tokenUrlFor
+      ? (tokenUrlFor[cid] as string)
+      : (tokenUrls?.[Math.min(n++, tokenUrls.length - 1)] as string);
     const res = await page.fetch(url, {
       method: 'POST',
       credentials: 'include',
@@ -105,42 +125,130 @@ type Start = (
   video: VideoElement,
   setup: AdapterSetup,
   fail: (error: unknown, source: string) => void,
-) => Promise<Handle>;
+) => Promise<Started>;
+
+/** The app's envelope in front of the CDM's challenge (text challenges stay text). */
+function wrap(envelope: string, challenge: unknown): Uint8Array | string {
+  if (typeof challenge === 'string') return envelope + challenge;
+  const bytes =
+    challenge instanceof ArrayBuffer
+      ? new Uint8Array(challenge)
+      : new Uint8Array(
+          (challenge as ArrayBufferView).buffer,
+          (challenge as ArrayBufferView).byteOffset,
+          (challenge as ArrayBufferView).byteLength,
+        );
+  const head = new TextEncoder().encode(envelope);
+  const out = new Uint8Array(head.length + bytes.length);
+  out.set(head);
+  out.set(bytes, head.length);
+  return out;
+}
+
+// Shaka's own code for a load that a later load() interrupted: apps expect it and ignore it.
+const LOAD_INTERRUPTED = 7000;
 
 const players: Record<PlayerName, Start> = {
-  async shaka(video, { manifestUrl, options }, fail) {
+  async shaka(video, { manifestUrl, options, app }, fail) {
     const player = new shaka.Player();
     await player.attach(video as unknown as Parameters<typeof player.attach>[0]);
+    const envelope = app?.envelope;
+    if (envelope) {
+      player.getNetworkingEngine()!.registerRequestFilter((type, request) => {
+        if (type === shaka.net.NetworkingEngine.RequestType.LICENSE) {
+          request.body = wrap(envelope, request.body) as Uint8Array;
+        }
+      });
+    }
     const auth = attachToShaka(player, authOptions(options));
     player.addEventListener('error', (event: unknown) =>
       fail((event as { detail?: unknown }).detail, 'error event'),
     );
-    player.load(manifestUrl).catch((error: unknown) => fail(error, 'load()'));
-    return auth;
+    const load = (url: string) =>
+      player.load(url).catch((error: unknown) => {
+        if ((error as { code?: number }).code !== LOAD_INTERRUPTED) fail(error, 'load()');
+      });
+    if (options.name) auth.load(options.name);
+    void load(manifestUrl);
+    return {
+      auth,
+      next({ cid, manifestUrl: url }) {
+        auth.load(cid);
+        void load(url);
+      },
+      store({ cid, manifestUrl: url }) {
+        const storage = new shaka.offline.Storage(player);
+        // No persistent licenses in this browser's ClearKey: the stored copy asks for its own.
+        storage.configure({ offline: { usePersistentLicense: false } });
+        return auth.store(cid, storage.store(url)).promise.finally(() => storage.destroy());
+      },
+    };
   },
-  async hls(video, { manifestUrl, options }, fail) {
-    const hls = new Hls();
+  async hls(video, { manifestUrl, options, app }, fail) {
+    const hls = new Hls({
+      // The app's own hook, in hls.js's way: it opens the request and sets what it needs.
+      ...(app && {
+        licenseXhrSetup(xhr: AppXhr, url: string, _: unknown, challenge: Uint8Array) {
+          xhr.open('POST', url, true);
+          if (app.withCredentials) xhr.withCredentials = true;
+          for (const [name, value] of Object.entries(app.headers ?? {})) {
+            xhr.setRequestHeader(name, value);
+          }
+          return app.envelope ? (wrap(app.envelope, challenge) as Uint8Array) : undefined;
+        },
+      }),
+    });
     const auth = attachToHls(hls, authOptions(options));
     hls.on(Hls.Events.ERROR, (_, data) => {
       // Non-fatal errors are hls.js recovering on its own; a license failure always counts.
       if (data.fatal || findLicenseAuthError(data)) fail(data, `ERROR ${data.details}`);
     });
+    if (options.name) auth.load(options.name);
     hls.loadSource(manifestUrl);
     hls.attachMedia(video as unknown as Parameters<typeof hls.attachMedia>[0]);
-    return auth;
+    return {
+      auth,
+      next({ cid, manifestUrl: url }) {
+        auth.load(cid);
+        hls.loadSource(url);
+      },
+    };
   },
-  async dash(video, { manifestUrl, options }, fail) {
+  async dash(video, { manifestUrl, options, app }, fail) {
     const player = dashjs.MediaPlayer().create();
-    const auth = attachToDash(player, authOptions(options));
+    const envelope = app?.envelope;
+    if (envelope) {
+      player.registerLicenseRequestFilter(async (request: { data: unknown }) => {
+        request.data = wrap(envelope, request.data);
+      });
+    }
+    const auth = attachToDash(player, {
+      ...authOptions(options),
+      ...(app && {
+        protectionData: {
+          'org.w3.clearkey': {
+            ...(app.withCredentials && { withCredentials: true }),
+            ...(app.headers && { httpRequestHeaders: app.headers }),
+          },
+        },
+      }),
+    });
     player.on('error', (event: unknown) => fail(event, 'error event'));
+    if (options.name) auth.load(options.name);
     player.initialize(
       video as unknown as Parameters<typeof player.initialize>[0],
       manifestUrl,
       true,
     );
-    return auth;
+    return {
+      auth,
+      next({ cid, manifestUrl: url }) {
+        auth.load(cid);
+        player.attachSource(url);
+      },
+    };
   },
-  async videojs(video, { manifestUrl, options }, fail) {
+  async videojs(video, { manifestUrl, options, app }, fail) {
     // Only the media element: no controls or overlays over the picture the test compares.
     const player = videojs(video as unknown as Parameters<typeof videojs>[0], {
       children: ['mediaLoader'],
@@ -151,8 +259,23 @@ const players: Record<PlayerName, Start> = {
     });
     const auth = attachToVideoJs(player as unknown as VideoJsPlayer, authOptions(options));
     player.on('error', () => fail(player.error(), 'player.error()'));
-    player.src({ src: manifestUrl, type: 'application/dash+xml', keySystems: auth.keySystems });
-    return auth;
+    // The source carries its key systems and the app's headers, as the plugin reads them.
+    const src = (url: string) =>
+      player.src({
+        src: url,
+        type: 'application/dash+xml',
+        keySystems: auth.keySystems,
+        ...(app?.headers && { emeHeaders: app.headers }),
+      } as Parameters<typeof player.src>[0]);
+    if (options.name) auth.load(options.name);
+    src(manifestUrl);
+    return {
+      auth,
+      next({ cid, manifestUrl: url }) {
+        auth.load(cid);
+        src(url);
+      },
+    };
   },
 };
 
@@ -170,13 +293,17 @@ const adapters: AdapterHarness = {
     video.muted = true;
     video.autoplay = true;
     page.document.body.append(video);
-    const e: Entry = { video, status: { errors: [], licenses: [] } };
+    const status: Entry['status'] = { errors: [], licenses: [], sentCids: [], encrypted: false };
+    const fail = (error: unknown, source: string) => status.errors.push(describe(error, source));
+    video.addEventListener('encrypted', () => (status.encrypted = true));
+    const started = await players[setup.player](video, setup, fail);
+    const e: Entry = { video, status, started };
     entries.set(setup.id, e);
-    const fail = (error: unknown, source: string) => e.status.errors.push(describe(error, source));
-    const auth = await players[setup.player](video, setup, fail);
-    auth.on('licenseRequestSent', ({ refreshed, tokenSource }) =>
-      e.status.licenses.push({ event: 'sent', refreshed, tokenSource }),
-    );
+    const { auth } = started;
+    auth.on('licenseRequestSent', ({ refreshed, tokenSource, cid }) => {
+      e.status.licenses.push({ event: 'sent', refreshed, tokenSource });
+      e.status.sentCids.push(cid);
+    });
     auth.on('licenseAnswered', ({ status, error }) => {
       const errorCode = error instanceof LicenseServiceError ? error.errorCode : undefined;
       e.status.licenses.push({ event: 'answered', status, ...(errorCode && { errorCode }) });
@@ -194,6 +321,19 @@ const adapters: AdapterHarness = {
   },
 
   showFrame: (id, seconds) => showFrame(entry(id).video, seconds),
+
+  async next(id, asset) {
+    entry(id).started.next(asset);
+  },
+
+  async store(id, asset) {
+    const { started, status } = entry(id);
+    if (!started.store) throw new Error(`Player "${id}" has no Storage.`);
+    started.store(asset).then(
+      () => (status.stored = 'done'),
+      (error: unknown) => (status.stored = JSON.stringify(describe(error, 'store()'))),
+    );
+  },
 };
 
 shaka.polyfill.installAll();

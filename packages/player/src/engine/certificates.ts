@@ -1,0 +1,29 @@
+import { normaliseCertificate } from './fairplay.ts';
+import type { ResolvedOptions } from './options.ts';
+
+/** A server certificate the app gave for a key system: the bytes, or where the player loads them. */
+export interface ServerCertificate {
+  keySystem: string;
+  certificate?: Uint8Array;
+  /** Absolute (resolved against the page). */
+  url?: string;
+}
+
+/**
+ * The certificates of `fairplay` (FairPlay's, required by its CDM) and `widevine` (the service
+ * certificate that privacy mode encrypts the request with, which the service's samples load).
+ */
+export function serverCertificates(opts: ResolvedOptions): ServerCertificate[] {
+  const page = (globalThis as { location?: { href: string } }).location?.href;
+  const given: Array<[string, ResolvedOptions['fairplay']]> = [
+    ['com.apple.fps', opts.fairplay],
+    ['com.widevine.alpha', opts.widevine],
+  ];
+  return given.flatMap(([keySystem, option]): ServerCertificate[] =>
+    option?.certificate !== undefined
+      ? [{ keySystem, certificate: normaliseCertificate(option.certificate) }]
+      : option?.certificateUrl
+        ? [{ keySystem, url: new URL(option.certificateUrl, page).href }]
+        : [],
+  );
+}

@@ -1,0 +1,109 @@
+import { LicenseAuthError } from './errors.ts';
+
+/**
+ * One load of one asset: a player's load (or Shaka's preload, or a Storage download). Its cid
+ * goes with its prefetch and every license request of it; its token waits and license requests
+ * end with it, and nothing else's do.
+ */
+export interface LoadSession {
+  /** The cid the app named for this load; `undefined`: `contentId` / `getContentId` decide. */
+  readonly cid: string | undefined;
+  /** Aborts when the session ends, with an `ABORTED` `LicenseAuthError`. */
+  readonly signal: AbortSignal;
+  /** The session ended: what is still under way for it is dropped. */
+  readonly ended: boolean;
+  /**
+   * It ended because the app moved on (another load, an unload, the download finished): what was
+   * under way for it is dropped without an error. `false` while open, and after `detach()`.
+   */
+  readonly movedOn: boolean;
+  end(why: string, movedOn?: boolean): void;
+}
+
+export function openSession(cid: string | undefined): LoadSession {
+  const controller = new AbortController();
+  let movedOn = false;
+  return {
+    cid,
+    signal: controller.signal,
+    get ended() {
+      return controller.signal.aborted;
+    },
+    get movedOn() {
+      return movedOn;
+    },
+    end(why, quietly = true) {
+      if (controller.signal.aborted) return;
+      movedOn = quietly;
+      controller.abort(new LicenseAuthError('ABORTED', why));
+    },
+  };
+}
+
+/**
+ * The player's own loads, one after the other: the session of the load under way, opened when the
+ * player starts loading (with the cid the app named for it) and ended when it unloads or loads
+ * the next asset. Requests that arrive while no load is under way get a session of the cid named last.
+ */
+export interface PlayerLoads {
+  /** The app names the cid of the asset the player loads next (and after, until it names another). */
+  name(cid: string): void;
+  /**
+   * The player started loading: the previous load ends, a new session opens. `source` names what
+   * loads: a player that announces one load twice (a second `loadstart` for the same source)
+   * keeps its session, unless the app named a cid since.
+   */
+  started(source?: string): LoadSession;
+  /** The player unloaded (or tore its stream down): the load under way ends. */
+  ended(why: string): void;
+  /** The session of the load under way (opened on first use). */
+  current(): LoadSession;
+  /** A session opened elsewhere (Shaka's preload) became the player's load. */
+  adopt(session: LoadSession): void;
+  /** Ends every session this tracker opened or adopted (detach). */
+  endAll(why: string): void;
+}
+
+export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession): PlayerLoads {
+  let named: string | undefined;
+  let renamed = false;
+  let lastSource: string | undefined;
+  let session: LoadSession | undefined;
+  const loads: PlayerLoads = {
+    name(cid) {
+      if (typeof cid !== 'string' || !cid.trim()) {
+        throw new LicenseAuthError(
+          'INVALID_OPTIONS',
+          'load(contentId): contentId must be a non-empty string.',
+        );
+      }
+      named = cid;
+      renamed = true;
+    },
+    started(source) {
+      const same = source !== undefined && source === lastSource && !renamed;
+      lastSource = source;
+      if (same && session && !session.ended) return session;
+      session?.end('The player moved on to another asset.');
+      renamed = false;
+      session = open(named);
+      return session;
+    },
+    ended(why) {
+      session?.end(why);
+    },
+    current() {
+      if (!session || session.ended) session = open(named);
+      return session;
+    },
+    adopt(adopted) {
+      if (adopted === session) return;
+      session?.end('The player moved on to another asset.');
+      session = adopted;
+    },
+    endAll(why) {
+      session?.end(why, false);
+    },
+  };
+  return loads;
+}

@@ -1,0 +1,257 @@
+// A whole viewing session on one player, for each of the four adapters, in Chromium with ClearKey
+// against the emulator: a playlist, a switch while a token is on its way, a Shaka Storage download
+// beside the player's loads, the app's own envelope around the challenge with a 7011 refusal, and
+// a license URL that only lets the site's own users through (a cookie, an app header).
+import type { FlowEvent } from '@multidrm/emulator';
+import { describe, expect, test } from 'vitest';
+import { e2eSkipped, SKIP_NOTICE } from '../support/chromium.ts';
+import { ENVELOPE, GATE_HEADER } from '../support/license-gate.ts';
+import { PLAYERS, type AdapterSetup, type PlayerName } from './page/adapter-api.ts';
+import { ASSETS, useAdapterSession, type AdapterSession } from './adapter-session.ts';
+import { expectDecryptedPlayback, firstAppError } from './playback-proof.ts';
+
+const skip = e2eSkipped();
+if (skip) console.warn(SKIP_NOTICE);
+
+/** The manifest of each player (see adapters.test.ts), under the asset's own path. */
+const MANIFEST: Record<PlayerName, string> = {
+  shaka: 'manifest.mpd',
+  hls: 'master.m3u8',
+  dash: 'manifest-clearkey.mpd',
+  videojs: 'manifest.mpd',
+};
+const manifestOf = (session: AdapterSession, player: PlayerName, dir: string) =>
+  `${session.origin}/${dir}/${MANIFEST[player]}`;
+
+/** The cids of the licenses the emulator issued: the cid is read from the token the request carried. */
+const issuedCids = (flow: FlowEvent[]) =>
+  flow.flatMap((e) => (e.type === 'license-issued' ? [e.cid] : []));
+const verdictsOn = (flow: FlowEvent[]) =>
+  flow.flatMap((e) =>
+    e.type === 'license-denied'
+      ? [`denied ${e.errorCode}`]
+      : e.type === 'license-issued'
+        ? ['issued']
+        : [],
+  );
+/** The same cid asked again in a row (hls.js asks for the audio track's key too) counts once. */
+const inTurn = (cids: string[]) => cids.filter((cid, i) => cid !== cids[i - 1]);
+
+async function start(
+  session: AdapterSession,
+  player: PlayerName,
+  setup: Omit<AdapterSetup, 'id' | 'player' | 'manifestUrl'>,
+) {
+  const { page } = session;
+  await page.fresh();
+  const flowAt = session.flow.length;
+  const logAt = session.site.log.length;
+  await page.start({
+    id: player,
+    player,
+    manifestUrl: manifestOf(session, player, 'content'),
+    ...setup,
+  });
+  return {
+    page,
+    flow: () => session.flow.slice(flowAt),
+    siteLog: () => session.site.log.slice(logAt),
+  };
+}
+
+/** After next(): plays past 2 s again, decrypted, with no error (the frame check at 2 s). */
+async function expectNextPlays(session: AdapterSession, player: PlayerName, cid: string) {
+  await session.page.waitFor(player, `${cid}'s license`, (s) => s.sentCids.includes(cid), 20_000);
+  return expectDecryptedPlayback(session.page, player);
+}
+
+describe.skipIf(skip)('a viewing session on one player', () => {
+  const session = useAdapterSession();
+  const licenseServer = () => ({ 'org.w3.clearkey': session.emulator.licenseUrl });
+
+  describe('a playlist: A plays, then B on the same player', () => {
+    test.each(PLAYERS)(
+      "the %s adapter sends B's license request with B's token",
+      async (player) => {
+        const { page, flow } = await start(session, player, {
+          options: {
+            name: ASSETS.a,
+            tokenUrl: `${session.site.url}/token`,
+            licenseServer: licenseServer(),
+          },
+        });
+        await expectDecryptedPlayback(page, player);
+        await page.next(player, {
+          cid: ASSETS.b,
+          manifestUrl: manifestOf(session, player, 'content-b'),
+        });
+        const status = await expectNextPlays(session, player, ASSETS.b);
+        expect(inTurn(status.sentCids)).toEqual([ASSETS.a, ASSETS.b]);
+        expect(inTurn(issuedCids(flow()))).toEqual([ASSETS.a, ASSETS.b]);
+      },
+    );
+  });
+
+  describe("a switch while A's token is on its way", () => {
+    test.each(PLAYERS)(
+      "the %s adapter: B plays, the app hears no error, no A token goes with B's request",
+      async (player) => {
+        const site = session.site.url;
+        const { page, flow, siteLog } = await start(session, player, {
+          options: {
+            name: ASSETS.a,
+            tokenUrlFor: { [ASSETS.a]: `${site}/token?delay=hang`, [ASSETS.b]: `${site}/token` },
+            licenseServer: licenseServer(),
+          },
+        });
+        const held = (log: ReturnType<typeof siteLog>, type: string) =>
+          log.some((e) => e.source === 'connection' && e.event.type === type);
+        // A's token is held by the site, and the content asked for its key.
+        await expect.poll(() => held(siteLog(), 'held'), { timeout: 15_000 }).toBe(true);
+        await page.waitFor(player, 'the encrypted event', (s) => s.encrypted);
+
+        await page.next(player, {
+          cid: ASSETS.b,
+          manifestUrl: manifestOf(session, player, 'content-b'),
+        });
+        const status = await expectNextPlays(session, player, ASSETS.b);
+        expect(new Set(status.sentCids)).toEqual(new Set([ASSETS.b]));
+        expect(new Set(issuedCids(flow()))).toEqual(new Set([ASSETS.b]));
+        // The browser dropped A's token request: the handle aborted it with A's load.
+        await expect.poll(() => held(siteLog(), 'client-gone'), { timeout: 10_000 }).toBe(true);
+      },
+    );
+  });
+
+  test('Shaka: a Storage download completes while the player unloads A and loads B', async () => {
+    const site = session.site.url;
+    const { page, flow, siteLog } = await start(session, 'shaka', {
+      options: {
+        name: ASSETS.a,
+        tokenUrlFor: {
+          [ASSETS.a]: `${site}/token`,
+          [ASSETS.b]: `${site}/token`,
+          [ASSETS.download]: `${site}/token?delay=1500`,
+        },
+        licenseServer: licenseServer(),
+      },
+    });
+    await expectDecryptedPlayback(page, 'shaka');
+    // A slow CDN: the download is still under way when the player moves on.
+    session.statics.latencyMs = 500;
+    try {
+      await page.store('shaka', {
+        cid: ASSETS.download,
+        manifestUrl: manifestOf(session, 'shaka', 'content-download'),
+      });
+      // The download's token is on its way (held by the site) when the player moves on.
+      const heldDownload = () =>
+        siteLog().filter((e) => e.source === 'connection' && e.path.includes('delay=1500'));
+      await expect.poll(() => heldDownload().map((e) => e.event.type)).toEqual(['held']);
+      await page.next('shaka', {
+        cid: ASSETS.b,
+        manifestUrl: manifestOf(session, 'shaka', 'content-b'),
+      });
+      const status = await page.waitFor(
+        'shaka',
+        'the download',
+        (s) => s.stored !== undefined,
+        30_000,
+      );
+      expect(status.stored).toBe('done');
+      expect(heldDownload().map((e) => e.event.type)).toEqual(['held']);
+      // B's token was asked for before the download's arrived: the switch came while it was held.
+      const decisions = siteLog().flatMap((e) =>
+        e.source === 'token' && e.event.type !== 'rejected' && e.event.type !== 'error'
+          ? [`${e.event.type} ${e.event.cid}`]
+          : [],
+      );
+      expect(decisions.indexOf(`request ${ASSETS.b}`)).toBeLessThan(
+        decisions.indexOf(`decision ${ASSETS.download}`),
+      );
+    } finally {
+      session.statics.latencyMs = 0;
+    }
+    await expectNextPlays(session, 'shaka', ASSETS.b);
+    expect(inTurn(issuedCids(flow()))).toEqual([ASSETS.a, ASSETS.b]);
+  });
+
+  describe("the app's own envelope around the challenge, and a first token refused with 7011", () => {
+    test.each(['shaka', 'hls', 'dash'] as const)(
+      'the %s adapter: wrapped once, one fresh token, plays',
+      async (player) => {
+        const site = session.site.url;
+        const { page, flow } = await start(session, player, {
+          options: {
+            contentId: ASSETS.a,
+            tokenUrls: [`${site}/token-expired`, `${site}/token`],
+            licenseServer: { 'org.w3.clearkey': session.gate.envelopeUrl },
+          },
+          app: { envelope: ENVELOPE },
+        });
+        const status = await expectDecryptedPlayback(page, player);
+        expect(status.licenses.filter((l) => l.event === 'sent')).toEqual([
+          { event: 'sent', refreshed: false, tokenSource: expect.any(String) },
+          { event: 'sent', refreshed: true, tokenSource: 'network' },
+        ]);
+        // The gate takes one envelope off: a challenge wrapped twice would not be a challenge.
+        expect(session.gate.refused).toEqual([]);
+        expect(verdictsOn(flow())).toEqual(['denied 7011', 'issued']);
+      },
+    );
+  });
+
+  describe("a license URL that lets only the site's own users through", () => {
+    const cases: Array<[PlayerName, string, AdapterSetup['app'], () => string]> = [
+      ['hls', 'its cookie', { withCredentials: true }, () => session.gate.cookieUrl],
+      ['dash', 'its cookie', { withCredentials: true }, () => session.gate.cookieUrl],
+      [
+        'hls',
+        'an app header',
+        { headers: { [GATE_HEADER.name]: GATE_HEADER.value } },
+        () => session.gate.headerUrl,
+      ],
+      [
+        'dash',
+        'an app header',
+        { headers: { [GATE_HEADER.name]: GATE_HEADER.value } },
+        () => session.gate.headerUrl,
+      ],
+      [
+        'videojs',
+        'an app header',
+        { headers: { [GATE_HEADER.name]: GATE_HEADER.value } },
+        () => session.gate.headerUrl,
+      ],
+    ];
+    test.each(cases)('the %s adapter sends %s, and plays', async (player, _, app, url) => {
+      const refusedBefore = session.gate.refused.length;
+      const { page, flow } = await start(session, player, {
+        options: {
+          contentId: ASSETS.a,
+          tokenUrl: `${session.site.url}/token`,
+          licenseServer: { 'org.w3.clearkey': url() },
+        },
+        app,
+      });
+      await expectDecryptedPlayback(page, player);
+      expect(session.gate.refused.slice(refusedBefore)).toEqual([]);
+      expect(new Set(verdictsOn(flow()))).toEqual(new Set(['issued']));
+    });
+
+    test('without the cookie the gate turns the request away (the door works)', async () => {
+      const refusedBefore = session.gate.refused.length;
+      const { page } = await start(session, 'hls', {
+        options: {
+          contentId: ASSETS.a,
+          tokenUrl: `${session.site.url}/token`,
+          licenseServer: { 'org.w3.clearkey': session.gate.cookieUrl },
+        },
+      });
+      const { error } = await firstAppError(page, 'hls');
+      expect(error.auth).toMatchObject({ code: 'LICENSE_REQUEST_FAILED' });
+      expect(error.auth?.message).toContain('HTTP 403');
+      expect(session.gate.refused.slice(refusedBefore)).toContain('cookie: no cookie');
+    });
+  });
+});

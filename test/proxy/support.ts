@@ -45,6 +45,8 @@ export interface Upstream {
   arrivals: Arrival[];
   /** The service's answers, as it sent them, in order. */
   answers: Buffer[];
+  /** Forgets the arrivals and answers recorded and the faults injected: each test starts clean. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,11 @@ export async function startUpstream(): Promise<Upstream> {
     licenseUrl: `${tap.url}/ri/licenseManager.do`,
     arrivals,
     answers,
+    reset() {
+      arrivals.length = 0;
+      answers.length = 0;
+      emulator.faults.clear();
+    },
     async close() {
       await tap.close();
       await emulator.close();

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { goal } from './bench-goal.ts';
 
 export type Listener = (req: IncomingMessage, res: ServerResponse) => unknown;
 
@@ -271,6 +272,35 @@ export function ratio(
     value: median(runs.map((r, i) => r.rps / (reference[i]?.rps ?? Number.NaN))),
     basis: 'req/s',
   };
+}
+
+/** The table cells both HTTP benches print for a server's medians, after its name. */
+export function figureCells(f: ReturnType<typeof figures>): string[] {
+  return [
+    f.rps.toFixed(0),
+    f.p50.toFixed(2),
+    f.p99.toFixed(2),
+    f.cpu.toFixed(1),
+    `${f.load.toFixed(1)} (${f.loadUser.toFixed(1)})`,
+    `${(f.elu * 100).toFixed(0)} % / ${(f.onCpu * 100).toFixed(0)} %`,
+  ];
+}
+
+/**
+ * The goal cell of a ratio to a reference (`goal` records it): met when the ratio is at least
+ * `min`. `throughput` and `cpu` word the goal for each basis; without a ratio (the reference was
+ * not saturated), the throughput goal is missed as not measurable.
+ */
+export function ratioGoal(
+  r: ReturnType<typeof ratio>,
+  min: number,
+  wording: { throughput: string; cpu: string },
+  what: string,
+): string {
+  if (!('value' in r)) {
+    return goal(false, `${wording.throughput} (not measurable: reference not saturated)`, what);
+  }
+  return goal(r.value >= min, r.basis === 'req/s' ? wording.throughput : wording.cpu, what);
 }
 
 /** The bare reference: reads the body, answers a short text. The least any endpoint does. */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseArguments } from '../src/main/contract-schemas.ts';
 import type { PlayPlan, PlayRequest, Result } from '../src/shared/contract.ts';
 import { FAULT_MENU } from '../src/shared/faults.ts';
+import { playRequest } from './support/play-request.ts';
 import { CONTENT_DIR, pageHeaders, startTestStack } from './support/stack.ts';
 
 // The faults menu speaks the emulator's fault vocabulary: the same data as the msw kit's tests and
@@ -21,21 +22,9 @@ beforeAll(async () => {
 });
 afterAll(() => web?.close());
 
-const request = (over: Partial<PlayRequest> = {}): PlayRequest => ({
-  mode: 'token',
-  player: 'shaka',
-  userId: 'member-alice',
-  cid: keys.cid,
-  policy: {
-    limit: false,
-    timeRule: 'none',
-    persistent: false,
-    hdcp: null,
-    securityLevel: null,
-    externalKey: false,
-  },
-  ...over,
-});
+// The tests' usual Play, of the content the fixtures hold keys for.
+const request = (over: Partial<PlayRequest> = {}): PlayRequest =>
+  playRequest({ cid: keys.cid, ...over });
 
 function value<T>(result: Result<T>): T {
   if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);

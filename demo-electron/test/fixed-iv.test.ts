@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { join } from 'node:path';
+import { playRequest } from './support/play-request.ts';
 import { CONTENT_DIR, pageHeaders, startTestStack } from './support/stack.ts';
 
 // The spec's AES-CBC has a fixed IV: the same custom data encrypts to the same bytes, and a copy
@@ -28,20 +29,7 @@ describe('the fixed IV, in the demo', () => {
 
   test('the same custom data comes out byte for byte the same, and a copy gets a second license', async () => {
     const asPage = await pageHeaders(web.stack);
-    const plan = await web.stack.api.preparePlay({
-      mode: 'gateway-json',
-      player: 'shaka',
-      userId: 'member-alice',
-      cid: 'free-sample',
-      policy: {
-        limit: false,
-        timeRule: 'none',
-        persistent: false,
-        hdcp: null,
-        securityLevel: null,
-        externalKey: false,
-      },
-    });
+    const plan = await web.stack.api.preparePlay(playRequest({ mode: 'gateway-json' }));
     if (!plan.ok) throw new Error(plan.error.message);
     const customData = async () => {
       const answer = await fetch(plan.value.customDataUrl as string, {

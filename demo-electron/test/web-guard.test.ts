@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { playRequest } from './support/play-request.ts';
 import { pageHeaders, startTestStack } from './support/stack.ts';
 import { rawRequest } from './support/raw-http.ts';
 
@@ -16,20 +17,7 @@ beforeAll(async () => {
   asPage = await pageHeaders(web.stack);
   host = new URL(web.stack.url).host;
   // A signed-in user, as the page's Play sets it.
-  const plan = await web.stack.api.preparePlay({
-    mode: 'token',
-    player: 'shaka',
-    userId: 'member-alice',
-    cid: 'free-sample',
-    policy: {
-      limit: false,
-      timeRule: 'none',
-      persistent: false,
-      hdcp: null,
-      securityLevel: null,
-      externalKey: false,
-    },
-  });
+  const plan = await web.stack.api.preparePlay(playRequest());
   expect(plan.ok).toBe(true);
   // Real keys configured: what a stranger must not get signed.
   await web.stack.api.setRealService({

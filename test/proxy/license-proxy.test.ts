@@ -29,10 +29,8 @@ afterAll(async () => {
   await upstream.close();
 });
 afterEach(() => {
-  upstream.arrivals.length = 0;
-  upstream.answers.length = 0;
+  upstream.reset();
   events.length = 0;
-  upstream.emulator.faults.clear();
 });
 
 const b64url = (hex: string) => Buffer.from(hex, 'hex').toString('base64url');

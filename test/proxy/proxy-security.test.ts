@@ -40,9 +40,7 @@ afterAll(async () => {
   await upstream.close();
 });
 afterEach(() => {
-  upstream.arrivals.length = 0;
-  upstream.answers.length = 0;
-  upstream.emulator.faults.clear();
+  upstream.reset();
   authorized = 0;
 });
 

@@ -1,10 +1,13 @@
 // The license proxy between a player and the real emulator, both on real node:http servers. A tap
 // in front of the emulator records what reaches the service (method, URL, headers, body) and passes
 // every request on to the emulator's own HTTP server unchanged.
-import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { startEmulator, type RunningEmulator } from '@multidrm/emulator';
 import { createLicenseProxy, toNodeListener, type LicenseProxyOptions } from '@multidrm/site-kit';
+import {
+  listen as serve,
+  type TestServer as Served,
+} from '../../packages/site-kit/test/http/server.ts';
 
 // Made up for these tests: a site key is 32 ASCII characters.
 export const SITE = {
@@ -22,25 +25,8 @@ export const PLAYER_ORIGIN = 'https://player.example';
 export const clearKeyRequest = () =>
   JSON.stringify({ kids: [Buffer.from(KID, 'hex').toString('base64url')], type: 'temporary' });
 
-export interface Served {
-  url: string;
-  close(): Promise<void>;
-}
-
-/** A node:http server on 127.0.0.1 with an ephemeral port. */
-export async function serve(listener: RequestListener): Promise<Served> {
-  const server = createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
-}
+// The ephemeral-port server is site-kit's own test helper, not a copy of it.
+export { serve, type Served };
 
 export interface Arrival {
   method: string;
@@ -59,6 +45,8 @@ export interface Upstream {
   arrivals: Arrival[];
   /** The service's answers, as it sent them, in order. */
   answers: Buffer[];
+  /** Forgets the arrivals and answers recorded and the faults injected: each test starts clean. */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -103,6 +91,11 @@ export async function startUpstream(): Promise<Upstream> {
     licenseUrl: `${tap.url}/ri/licenseManager.do`,
     arrivals,
     answers,
+    reset() {
+      arrivals.length = 0;
+      answers.length = 0;
+      emulator.faults.clear();
+    },
     async close() {
       await tap.close();
       await emulator.close();

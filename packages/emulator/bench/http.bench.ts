@@ -16,10 +16,12 @@ import { toNodeListener } from '../src/http/node-adapter.ts';
 import { goal } from '../../../scripts/bench-goal.ts';
 import {
   bare,
+  figureCells,
   figures,
   forkServers,
   measure,
   ratio,
+  ratioGoal,
   OWN_CORE,
   SATURATED_ELU,
   serveInChild,
@@ -191,32 +193,22 @@ export default async function (): Promise<void> {
     let goalCell = '';
     if (reference !== undefined && r !== undefined) {
       const what = `${NAMES[kind]} vs ${NAMES[reference]}`;
-      goalCell =
-        'value' in r
-          ? goal(
-              r.value >= 0.35,
-              r.basis === 'req/s'
-                ? 'licenses/s >= 0.35x its bare reference'
-                : 'CPU per license <= 1/0.35 of its bare reference (the machine was too busy for req/s)',
-              what,
-            )
-          : goal(
-              false,
-              'licenses/s >= 0.35x its bare reference (not measurable: reference not saturated)',
-              what,
-            );
+      goalCell = ratioGoal(
+        r,
+        0.35,
+        {
+          throughput: 'licenses/s >= 0.35x its bare reference',
+          cpu: 'CPU per license <= 1/0.35 of its bare reference (the machine was too busy for req/s)',
+        },
+        what,
+      );
     }
     if (kind !== 'bare' && f.failures > 0)
       goalCell += ` ${goal(false, 'no failures', NAMES[kind])}`;
     console.log(
       `| ${[
         NAMES[kind],
-        f.rps.toFixed(0),
-        f.p50.toFixed(2),
-        f.p99.toFixed(2),
-        f.cpu.toFixed(1),
-        `${f.load.toFixed(1)} (${f.loadUser.toFixed(1)})`,
-        `${(f.elu * 100).toFixed(0)} % / ${(f.onCpu * 100).toFixed(0)} %`,
+        ...figureCells(f),
         r === undefined
           ? ''
           : !('value' in r)

@@ -1,6 +1,6 @@
 import { EmulatorError } from './errors.ts';
 import { parseLicenseRequest, type ClearKeyRequest } from './license-request.ts';
-import { base64ToBytes, concatBytes, utf8Text } from './web/bytes.ts';
+import { base64ToBytes, utf8Text } from './web/bytes.ts';
 
 // What a license request's body is, by its shape, as the service reads it before the CDM work: a
 // ClearKey request (the emulator's own door, a real license), a Widevine challenge (binary), a
@@ -20,28 +20,6 @@ export type LicenseBody =
   | { shape: 'other'; bytes: Uint8Array };
 
 export type BodyShape = LicenseBody['shape'];
-
-/** Reads a web stream's bytes up to `limit`; undefined when the body is larger. */
-export async function readBytesLimited(
-  body: ReadableStream<Uint8Array> | null,
-  limit: number,
-): Promise<Uint8Array | undefined> {
-  if (body === null) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return concatBytes(chunks);
-}
 
 // A Widevine SignedMessage starts with field 1 (the message type) as a varint: tag byte 0x08.
 const WIDEVINE_TAG = 0x08;

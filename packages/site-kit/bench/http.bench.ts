@@ -16,10 +16,12 @@ import {
 import { goal } from '../../../scripts/bench-goal.ts';
 import {
   bare,
+  figureCells,
   figures,
   forkServers,
   measure,
   ratio,
+  ratioGoal,
   OWN_CORE,
   SATURATED_ELU,
   serveInChild,
@@ -214,32 +216,22 @@ export default async function (): Promise<void> {
     let goalCell = '';
     if (reference !== undefined && vsRef !== undefined) {
       const what = `${NAMES[kind]} vs ${NAMES[reference]}`;
-      goalCell =
-        'value' in vsRef
-          ? goal(
-              vsRef.value >= 0.9,
-              vsRef.basis === 'req/s'
-                ? 'req/s >= 0.9x the hand-written one'
-                : 'CPU per request within 1/0.9 of the hand-written one (the machine was too busy for req/s)',
-              what,
-            )
-          : goal(
-              false,
-              'req/s >= 0.9x the hand-written one (not measurable: reference not saturated)',
-              what,
-            );
+      goalCell = ratioGoal(
+        vsRef,
+        0.9,
+        {
+          throughput: 'req/s >= 0.9x the hand-written one',
+          cpu: 'CPU per request within 1/0.9 of the hand-written one (the machine was too busy for req/s)',
+        },
+        what,
+      );
     }
     if (kind !== 'bare' && f.failures > 0)
       goalCell += ` ${goal(false, 'no failures', NAMES[kind])}`;
     console.log(
       `| ${[
         NAMES[kind],
-        f.rps.toFixed(0),
-        f.p50.toFixed(2),
-        f.p99.toFixed(2),
-        f.cpu.toFixed(1),
-        `${f.load.toFixed(1)} (${f.loadUser.toFixed(1)})`,
-        `${(f.elu * 100).toFixed(0)} % / ${(f.onCpu * 100).toFixed(0)} %`,
+        ...figureCells(f),
         cell(vsBare, 'bare'),
         cell(vsRef, reference ?? 'bare'),
         String(f.failures),

@@ -1,14 +1,16 @@
 import { concatBytes, utf8Text } from '../web/bytes.ts';
 
 /**
- * Reads a web stream as UTF-8 text, stopping at `limit` bytes so that a huge body cannot exhaust
- * memory. Returns undefined when the body is larger than the limit.
+ * Reads a web stream's bytes, stopping at `limit` bytes so that a huge body cannot exhaust memory:
+ * the stream is cancelled as soon as it passes the limit. Returns undefined when the body is
+ * larger than the limit. The emulator's one bounded reader (license requests read the bytes,
+ * gateway callback answers read text on top of it).
  */
-export async function readTextLimited(
+export async function readBytesLimited(
   body: ReadableStream<Uint8Array> | null,
   limit: number,
-): Promise<string | undefined> {
-  if (body === null) return '';
+): Promise<Uint8Array | undefined> {
+  if (body === null) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -22,5 +24,14 @@ export async function readTextLimited(
     }
     chunks.push(value);
   }
-  return utf8Text(concatBytes(chunks));
+  return concatBytes(chunks);
+}
+
+/** `readBytesLimited`, decoded as UTF-8 text; undefined when the body is larger than `limit`. */
+export async function readTextLimited(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+): Promise<string | undefined> {
+  const bytes = await readBytesLimited(body, limit);
+  return bytes === undefined ? undefined : utf8Text(bytes);
 }

@@ -1,5 +1,6 @@
 import { SiteKitError } from '../errors.ts';
 import { utf8TextOrUndefined } from '../encoding/utf8.ts';
+import { joinBytes, readBytesLimited } from './bytes-body.ts';
 
 /**
  * The gateway handler's default `maxBodyBytes`: 64 KiB (the player-facing endpoints default to 16
@@ -15,50 +16,29 @@ export type BodyResult =
 /**
  * Reads a web request body as UTF-8 text, stopping as soon as it passes `maxBytes`: an oversized
  * body is never held in memory whole. A declared Content-Length over the limit is refused unread.
+ * The bounded reading is `readBytesLimited`'s; only the text decoding is this module's.
  */
 export async function readBodyText(request: Request, maxBytes: number): Promise<BodyResult> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
+  // Checked here rather than by `readBytesLimited`, which would also cancel the body: a refused
+  // request body is left as it is, as it always was.
   if (declared > maxBytes) return { ok: false, tooLarge: true };
-  if (request.body === null) return decodeBody([]);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return { ok: false, tooLarge: true };
-      }
-      chunks.push(value);
-    }
-  } catch {
-    return { ok: false, tooLarge: false, reason: 'the request body could not be read' };
-  }
-  return decodeBody(chunks);
+  const read = await readBytesLimited(request.body, null, maxBytes);
+  if (read.ok) return decodeBody([read.bytes]);
+  if (read.tooLarge) return { ok: false, tooLarge: true };
+  return { ok: false, tooLarge: false, reason: 'the request body could not be read' };
 }
 
 /** Joins the chunks read and decodes them as strict UTF-8. */
 export function decodeBody(chunks: Uint8Array[]): BodyResult {
-  const text = utf8TextOrUndefined(joinChunks(chunks));
+  // One chunk (the usual case) is decoded as it is, without a copy.
+  const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : joinBytes(chunks);
+  const text = utf8TextOrUndefined(bytes);
   if (text === undefined) {
     return { ok: false, tooLarge: false, reason: 'the request body is not UTF-8 text' };
   }
   // A leading byte order mark is not part of the text (as TextDecoder's default reads it).
   return { ok: true, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
-}
-
-function joinChunks(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const joined = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return joined;
 }
 
 /** Checks a `maxBodyBytes` option once, when a handler is created. */

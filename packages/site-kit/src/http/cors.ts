@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { SiteKitError } from '../errors.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
+import { corsOptionFields } from './cors-schema.ts';
 import { methodNotAllowed, type Answer, type Exchange } from './exchange.ts';
 
 /** Default name of the header that carries gateway-mode custom data to the license service. */
@@ -24,20 +25,7 @@ export interface CorsOptions {
 
 const corsSchema = z.strictObject(
   {
-    origins: z.array(
-      z
-        .string({ error: mustBe('an origin string') })
-        .refine((o) => URL.canParse(o) && new URL(o).origin === o, {
-          error: 'must be an origin: scheme://host[:port], no path or trailing slash',
-        }),
-      { error: mustBe('an array of origins') },
-    ),
-    credentials: z.boolean({ error: mustBe('true or false') }).optional(),
-    maxAgeSeconds: z
-      .number({ error: mustBe('a number') })
-      .int()
-      .nonnegative()
-      .optional(),
+    ...corsOptionFields('must be an origin: scheme://host[:port], no path or trailing slash'),
     customDataHeader: z
       .string({ error: mustBe('a header name') })
       .regex(/^[A-Za-z0-9-]+$/, 'must be a header name (letters, digits, -)')

@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { SiteKitError } from '../errors.ts';
 import type { DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
-import { mustBe } from '../schemas/must-be.ts';
 import { checkMaxBodyBytes } from './body.ts';
 import { createCors, type CorsOptions } from './cors.ts';
+import { refusalSchema } from './decision-schemas.ts';
 import { checkTimeoutMs, withDeadline } from './deadline.ts';
 import { errorClassOf } from './error-class.ts';
 import { methodNotAllowed, payloadTooLarge, textAnswer } from './exchange.ts';
@@ -76,12 +76,6 @@ export interface SiteEndpointOptions<D extends { allow: true }> extends SiteEndp
   /** Builds the answer text; a SiteKitError becomes a 400 with its message. */
   produce: (decision: D, player: PlayerRequest) => string | Promise<string>;
 }
-
-const refusalSchema = z.strictObject({
-  allow: z.literal(false),
-  status: z.union([z.literal(401), z.literal(403)], { error: mustBe('401 or 403') }),
-  reason: z.string({ error: mustBe('a string') }).min(1, 'must not be empty (say why)'),
-});
 
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024;
 

@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { HashEncoding } from '../token/hash-input.ts';
 import type { AnyTokenPolicy, IssueOptions } from '../token/issue-rules.ts';
 import type { SiteCredentials } from '../token/keys.ts';
-import { mustBe } from '../schemas/must-be.ts';
 import type { ResponseFormat } from '../schemas/token.ts';
+import { tokenGrantSchema } from './decision-schemas.ts';
 import type { WebHandler } from './web.ts';
 import {
   createSiteEndpoint,
@@ -46,18 +46,7 @@ export interface TokenHandlerOptions extends SiteCredentials, SiteEndpointCommon
   hashEncoding?: HashEncoding;
 }
 
-// The policy and its v2 options are checked by the issuer with the strict rules, so here they only
-// have to be present or not.
-const grantSchema = z.strictObject({
-  allow: z.literal(true),
-  userId: z
-    .string({ error: mustBe('a string') })
-    .min(1, 'must not be empty')
-    .optional(),
-  policy: z.unknown().optional(),
-  responseFormat: z.unknown().optional(),
-  keyRotation: z.unknown().optional(),
-}) as unknown as z.ZodType<TokenGrant>;
+const grantSchema = tokenGrantSchema as unknown as z.ZodType<TokenGrant>;
 
 /** An issuer of either kind: what the token endpoint needs of it. */
 export interface IssuesTokens {

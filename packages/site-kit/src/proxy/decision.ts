@@ -1,33 +1,15 @@
 import * as z from 'zod';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
+import { refusalSchema, tokenGrantSchema } from '../http/decision-schemas.ts';
 import type { SiteRefusal } from '../http/site-endpoint.ts';
 import type { TokenGrant } from '../http/token-handler.ts';
 import { ProxyFailure } from './errors.ts';
 
-// The same decision shapes as the token endpoint's: the policy and its v2 options are checked by
-// the issuer's strict rules, so here they only have to be present or not.
-const decisionSchema = z.discriminatedUnion(
-  'allow',
-  [
-    z.strictObject({
-      allow: z.literal(true),
-      userId: z
-        .string({ error: mustBe('a string') })
-        .min(1, 'must not be empty')
-        .optional(),
-      policy: z.unknown().optional(),
-      responseFormat: z.unknown().optional(),
-      keyRotation: z.unknown().optional(),
-    }),
-    z.strictObject({
-      allow: z.literal(false),
-      status: z.union([z.literal(401), z.literal(403)], { error: mustBe('401 or 403') }),
-      reason: z.string({ error: mustBe('a string') }).min(1, 'must not be empty (say why)'),
-    }),
-  ],
-  { error: mustBe('{ allow: true, ... } or { allow: false, status, reason }') },
-);
+// The token endpoint's decision shapes, one discriminated union so a broken one is named by `allow`.
+const decisionSchema = z.discriminatedUnion('allow', [tokenGrantSchema, refusalSchema], {
+  error: mustBe('{ allow: true, ... } or { allow: false, status, reason }'),
+});
 
 /** The site's decision, checked; a shape it breaks is the site's bug, answered as SITE_ERROR. */
 export function readDecision(value: unknown): TokenGrant | SiteRefusal | string {

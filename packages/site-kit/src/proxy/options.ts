@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { SiteKitError } from '../errors.ts';
 import { CUSTOM_DATA_HEADER } from '../http/cors.ts';
+import { corsOptionFields } from '../http/cors-schema.ts';
 import type { SiteRefusal } from '../http/site-endpoint.ts';
 import type { TokenGrant } from '../http/token-handler.ts';
 import type { DrmType } from '../schemas/drm-type.ts';
@@ -135,20 +136,9 @@ const optionsSchema = z.object({
   cors: z
     .strictObject(
       {
-        origins: z.array(
-          z
-            .string({ error: mustBe('an origin string') })
-            .refine((o) => URL.canParse(o) && new URL(o).origin === o, {
-              error: 'must be an origin: scheme://host[:port], no path, no trailing slash, no *',
-            }),
-          { error: mustBe('an array of origins') },
+        ...corsOptionFields(
+          'must be an origin: scheme://host[:port], no path, no trailing slash, no *',
         ),
-        credentials: z.boolean({ error: mustBe('true or false') }).optional(),
-        maxAgeSeconds: z
-          .number({ error: mustBe('a number') })
-          .int()
-          .nonnegative()
-          .optional(),
       },
       { error: mustBe('an object') },
     )

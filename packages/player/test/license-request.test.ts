@@ -267,7 +267,7 @@ describe('a license request the adapter sends itself', () => {
     expect(h.seen.token).toEqual([{ cid: 'movie-1', drm_type: 'FairPlay' }]);
   });
 
-  test('a wrapped PlayReady key message is sent as its challenge, with the headers it names', async () => {
+  test('a wrapped PlayReady key message is sent as its challenge, as the bytes the service takes', async () => {
     const xml =
       '<PlayReadyKeyMessage type="LicenseAcquisition"><LicenseAcquisition Version="1">' +
       '<Challenge encoding="base64encoded">PHNvYXA+</Challenge><HttpHeaders>' +
@@ -277,8 +277,19 @@ describe('a license request the adapter sends itself', () => {
     const h = setup();
     await h.send({ keySystem: 'com.microsoft.playready.recommendation', body: utf16 });
     expect(text(h.seen.license[0]!.body)).toBe('<soap>');
-    expect(h.seen.license[0]?.contentType).toBe('text/xml; charset=utf-8');
+    // The service takes the challenge as bytes (the wire addendum, 1), not as the CDM's text/xml.
+    expect(h.seen.license[0]?.contentType).toBe('application/octet-stream');
     expect(h.seen.token).toEqual([{ cid: 'movie-1', drm_type: 'PlayReady' }]);
+  });
+
+  test('a Widevine challenge goes as application/octet-stream; a ClearKey request as it is', async () => {
+    const h = setup();
+    await h.send({ keySystem: 'com.widevine.alpha' });
+    await h.send();
+    expect(h.seen.license.map((l) => l.contentType)).toEqual([
+      'application/octet-stream',
+      expect.not.stringContaining('octet-stream'),
+    ]);
   });
 
   test('the `fetch` option sends the license request (and the token request) instead of the page’s', async () => {

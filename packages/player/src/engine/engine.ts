@@ -4,7 +4,13 @@ import { createEmitter, type EngineEvents, type Emitter } from './events.ts';
 import type { PrefetchOptions } from './handle.ts';
 import { unwrapCkc } from './fairplay.ts';
 import { headerRequired, isLocalUrl } from './header-check.ts';
-import { drmTypeFor, isFairPlay, SERVER_KEY_SYSTEMS, type DrmType } from './key-systems.ts';
+import {
+  challengeContentType,
+  drmTypeFor,
+  isFairPlay,
+  SERVER_KEY_SYSTEMS,
+  type DrmType,
+} from './key-systems.ts';
 import { readLicenseAnswer } from './license-answer.ts';
 import type { ResolvedOptions } from './options.ts';
 import { toServiceError, type ServiceErrorBody } from './service-error.ts';
@@ -190,7 +196,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       }
       const token = await getToken(x.cid, x.drmType, x.session.signal);
       headers[opts.header] = token.value;
-      if (isFairPlay(x.keySystem)) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+      const contentType = challengeContentType(x.keySystem);
+      if (contentType !== undefined) {
+        // One Content-Type, whatever case the player or the CDM wrote it in.
+        for (const name of Object.keys(headers))
+          if (name.toLowerCase() === 'content-type') delete headers[name];
+        headers['Content-Type'] = contentType;
+      }
       x.token = token.value;
       x.sentAt = opts.now();
       x.awaiting = true;

@@ -38,6 +38,18 @@ export function drmTypeFor(
 
 export const isFairPlay = (keySystem: string): boolean => keySystem.startsWith('com.apple.fps');
 
+/**
+ * The content type the service takes a key system's license request in (the wire addendum, 1):
+ * FairPlay's `spc=` form body, Widevine's and PlayReady's raw challenge as bytes. It replaces the
+ * type a PlayReady CDM names for its SOAP challenge (text/xml), as the service's samples send it.
+ */
+export function challengeContentType(keySystem: string): string | undefined {
+  if (isFairPlay(keySystem)) return 'application/x-www-form-urlencoded';
+  if (/^com\.(widevine\.alpha|microsoft\.playready|chromecast\.playready)/.test(keySystem))
+    return 'application/octet-stream';
+  return undefined;
+}
+
 // EME message types that are license requests; an individualization request goes to a third party
 // and must not carry the token.
 export const LICENSE_MESSAGES = ['license-request', 'license-renewal', 'license-release'];

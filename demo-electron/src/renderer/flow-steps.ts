@@ -18,6 +18,7 @@ const TOKEN_SOURCES = {
   cache: 'prefetched token',
   network: 'token fetched for it',
   shared: 'token shared with another request',
+  proxy: 'token added by the site’s license proxy',
 } as const;
 
 const ms = (value: number) => `${Math.round(value)} ms`;

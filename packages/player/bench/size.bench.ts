@@ -205,6 +205,10 @@ const PARTS: Array<[string, string[]]> = (
     ],
     ['FairPlay helpers (certificate, SPC body, CKC, skd:// cid)', ['fairplay.ts']],
     ['header check for remote servers', ['header-check.ts']],
+    [
+      'proxy mode: the proxy URL with drmType and cid, the proxy’s own failures typed',
+      ['proxy.ts'],
+    ],
     ['error classes, finding them in a player’s error', ['errors.ts', 'find-error.ts']],
     ['bytes, key systems', ['bytes.ts', 'key-systems.ts']],
   ] as Array<[string, string[]]>

@@ -241,7 +241,10 @@ describe('options are checked at attach time', () => {
 
   test.each([
     [undefined, 'options must be an object'],
-    [{ contentId: 'c' }, 'one of tokenUrl, getToken, customDataUrl, getCustomData is required'],
+    [
+      { contentId: 'c' },
+      'one of tokenUrl, getToken, customDataUrl, getCustomData, licenseProxy is required',
+    ],
     [
       { contentId: 'c', tokenUrl: '/t', tokenMinRemainingMs: 70_000 },
       'tokenMinRemainingMs must be less than tokenLifetimeMs',

@@ -16,7 +16,7 @@ function example(name: string): string {
   return match[1];
 }
 
-test.each([...PLAYERS, ...PLAYERS.map((name) => `${name}-playlist`)])(
+test.each([...PLAYERS, ...PLAYERS.map((name) => `${name}-playlist`), 'proxy'])(
   'the README shows %s in ten lines after its imports',
   (name) => {
     const lines = example(name)
@@ -42,6 +42,7 @@ test(
           `${example(name)}\n${example(`${name}-playlist`)}`,
         );
       }
+      writeFileSync(join(dir, 'proxy.ts'), example('proxy'));
       // What the examples take from the page around them.
       writeFileSync(
         join(dir, 'page.d.ts'),

@@ -156,7 +156,7 @@ describe('attachLicenseAuth(videojsPlayer)', () => {
         contentId: 'c',
         tokenUrl: TOKEN_URL,
       }),
-    ).toThrow('licenseServer is required');
+    ).toThrow('licenseServer or licenseProxy is required');
     expect(() =>
       attachLicenseAuth(
         { on() {}, off() {} },

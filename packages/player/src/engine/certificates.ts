@@ -1,5 +1,6 @@
 import { normaliseCertificate } from './fairplay.ts';
 import type { ResolvedOptions } from './options.ts';
+import { proxyUrl } from './proxy.ts';
 
 /** A server certificate the app gave for a key system: the bytes, or where the player loads them. */
 export interface ServerCertificate {
@@ -11,19 +12,24 @@ export interface ServerCertificate {
 
 /**
  * The certificates of `fairplay` (FairPlay's, required by its CDM) and `widevine` (the service
- * certificate that privacy mode encrypts the request with, which the service's samples load).
+ * certificate that privacy mode encrypts the request with, which the service's samples load); in
+ * proxy mode, an option given without either is loaded from the proxy.
  */
 export function serverCertificates(opts: ResolvedOptions): ServerCertificate[] {
   const page = (globalThis as { location?: { href: string } }).location?.href;
-  const given: Array<[string, ResolvedOptions['fairplay']]> = [
-    ['com.apple.fps', opts.fairplay],
-    ['com.widevine.alpha', opts.widevine],
+  const given: Array<[string, ResolvedOptions['fairplay'], string]> = [
+    ['com.apple.fps', opts.fairplay, 'FairPlay'],
+    ['com.widevine.alpha', opts.widevine, 'Widevine'],
   ];
-  return given.flatMap(([keySystem, option]): ServerCertificate[] =>
+  const proxy = opts.licenseProxy;
+  return given.flatMap(([keySystem, option, drmType]): ServerCertificate[] =>
     option?.certificate !== undefined
       ? [{ keySystem, certificate: normaliseCertificate(option.certificate) }]
       : option?.certificateUrl
         ? [{ keySystem, url: new URL(option.certificateUrl, page).href }]
-        : [],
+        : option && proxy
+          ? // Proxy mode: the proxy passes the certificate GET on to the service.
+            [{ keySystem, url: proxyUrl(proxy, drmType) }]
+          : [],
   );
 }

@@ -13,6 +13,7 @@ import {
 } from './key-systems.ts';
 import { readLicenseAnswer } from './license-answer.ts';
 import type { ResolvedOptions } from './options.ts';
+import { proxyUrl } from './proxy.ts';
 import { toServiceError, type ServiceErrorBody } from './service-error.ts';
 import { openSession, trackPlayerLoads, type LoadSession, type PlayerLoads } from './session.ts';
 import { axiosPost, createSiteFetcher, fetchPost, withTokenDeadline } from './site-client.ts';
@@ -65,13 +66,18 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     session: LoadSession,
   ): Promise<boolean>;
   begin(keySystem: string, drmType: DrmType, cid: string, session: LoadSession): LicenseExchange;
-  /** Attaches a token to `headers` (a fresh one after a 401/403) and reports the request sent. */
+  /**
+   * Attaches a token to `headers` (a fresh one after a 401/403) and reports the request sent. In
+   * proxy mode it attaches none and resolves the URL to send to instead (the proxy's, with
+   * `?drmType=&cid=`), with the page's cookies.
+   */
   authorize(
     x: LicenseExchange,
     headers: Record<string, string>,
     attempt: number,
     licenseRequestType: string | null,
-  ): Promise<void>;
+  ): Promise<string | undefined>;
+
   /**
    * Reads a 2xx answer before the CDM: the license as the CDM takes it, or `null` when a fresh
    * token can fix the refusal (the token is forgotten; send the request once more). Throws the
@@ -149,7 +155,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   };
   let lastKeySystem: string | undefined;
 
-  const { licenseServer } = opts;
+  const licenseServer = opts.licenseProxy ?? opts.licenseServer;
   const servers =
     typeof licenseServer === 'string'
       ? Object.fromEntries(
@@ -165,7 +171,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     loads: trackPlayerLoads(open),
     servers,
     checkHeader(urls) {
-      if (opts.headerGiven) return;
+      if (opts.headerGiven || opts.licenseProxy) return;
       for (const url of urls) if (!isLocalUrl(url)) throw headerRequired(url);
     },
     async prefetch({ keySystem: asked, contentId }, configured, session) {
@@ -173,7 +179,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       const keySystem = asked ?? lastKeySystem ?? (known.length === 1 ? known[0] : undefined);
       const drmType = keySystem && drmTypeFor(keySystem, opts.drmTypes);
       const cid = contentId ?? session.cid ?? opts.contentId;
-      if (!cid || !drmType || session.ended) return false;
+      // Proxy mode: the proxy makes the token for each request; there is nothing to fetch ahead.
+      if (!cid || !drmType || session.ended || opts.licenseProxy) return false;
       await getToken(cid, drmType, session.signal);
       return true;
     },
@@ -194,8 +201,9 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         invalidate(x);
         x.renewToken = false;
       }
-      const token = await getToken(x.cid, x.drmType, x.session.signal);
-      headers[opts.header] = token.value;
+      const proxy = opts.licenseProxy;
+      const token = proxy ? undefined : await getToken(x.cid, x.drmType, x.session.signal);
+      if (token) headers[opts.header] = token.value;
       const contentType = challengeContentType(x.keySystem);
       if (contentType !== undefined) {
         // One Content-Type, whatever case the player or the CDM wrote it in.
@@ -203,7 +211,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
           if (name.toLowerCase() === 'content-type') delete headers[name];
         headers['Content-Type'] = contentType;
       }
-      x.token = token.value;
+      x.token = token?.value;
       x.sentAt = opts.now();
       x.awaiting = true;
       emit('licenseRequestSent', {
@@ -212,11 +220,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         cid: x.cid,
         attempt,
         tokenWaitMs: x.sentAt - startedAt,
-        tokenSource: token.source,
+        tokenSource: token?.source ?? 'proxy',
         licenseRequestType,
         refreshed: x.renewed,
       });
+      return proxy && proxyUrl(proxy, x.drmType, x.cid);
     },
+
     read(x, status, data, url) {
       try {
         const answer = readLicenseAnswer(data, x.keySystem, x.drmType);
@@ -252,9 +262,12 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     },
     refusal: (x, body, status, url) =>
       toServiceError(body, { ...x, status, url, afterFreshToken: x.renewed }),
+    // Proxy mode: a 401/403 is the site's decision, which a re-send would not change; a service
+    // refusal a fresh token fixes (7011) is sent once more, and the proxy makes a fresh token for it.
     canRefresh: (x, body, status) =>
       !x.renewed &&
-      (status === 401 || status === 403 || opts.freshTokenCodes.includes(body?.errorCode ?? '')),
+      (((status === 401 || status === 403) && !opts.licenseProxy) ||
+        opts.freshTokenCodes.includes(body?.errorCode ?? '')),
     destroy() {
       const why = 'The license auth handle was detached.';
       engine.loads.endAll(why);

@@ -14,6 +14,7 @@ export * from './license-answer.ts';
 export * from './license-request.ts';
 export * from './options.ts';
 export * from './playready.ts';
+export * from './proxy.ts';
 export * from './retry.ts';
 export * from './service-error.ts';
 export * from './site-client.ts';

@@ -5,6 +5,7 @@ import type { Engine } from './engine.ts';
 import { isFairPlay, type DrmType } from './key-systems.ts';
 import type { LoadSession } from './session.ts';
 import { playReadyChallenge } from './playready.ts';
+import { proxyFailure } from './proxy.ts';
 import { parseServiceError } from './service-error.ts';
 import { retryWait, sleep, withDeadline } from './retry.ts';
 
@@ -67,17 +68,18 @@ export function createLicenseSender(engine: Engine): LicenseSender {
         for (let attempt = 0, failures = 0; ; attempt++) {
           const headers: Record<string, string> = { ...init.headers, ...wrapped?.headers };
           // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
-          await race(engine.authorize(x, headers, attempt, licenseRequestType));
-          const credentials = init.credentials && { credentials: init.credentials };
+          // Proxy mode: the proxy's URL, and the page's cookies, by which the site decides.
+          const proxied = await race(engine.authorize(x, headers, attempt, licenseRequestType));
+          const to = proxied ?? url;
           let status: number;
           let data: Uint8Array;
           try {
-            const res = await (opts.fetch ?? fetch)(url, {
+            const res = await (opts.fetch ?? fetch)(to, {
               method: 'POST',
               body: body as Uint8Array<ArrayBuffer>,
               headers,
               signal,
-              ...credentials,
+              credentials: proxied ? 'include' : init.credentials,
             });
             status = res.status;
             data = new Uint8Array(await res.arrayBuffer());
@@ -85,20 +87,22 @@ export function createLicenseSender(engine: Engine): LicenseSender {
             if (signal.aborted) throw signal.reason;
             const wait = retryWait(opts.retry, ++failures);
             if (wait === undefined) {
-              throw failed(`No answer from the license server ${url} (${String(error)})`);
+              throw failed(`No answer from the license server ${to} (${String(error)})`);
             }
             engine.report(x, undefined);
             await sleep(wait, signal);
             continue;
           }
           if (status >= 200 && status < 300) {
-            const license = engine.read(x, status, data, url);
+            const license = engine.read(x, status, data, to);
             if (license) return toBytes(license);
             continue;
           }
-          const refusal = parseServiceError(data);
+          // Proxy mode: the proxy's own failure (its service refusals are relayed as they came).
+          const own = proxied ? proxyFailure(data, status, to, x) : undefined;
+          const refusal = own ? null : parseServiceError(data);
           if (engine.canRefresh(x, refusal, status)) {
-            engine.report(x, status, refusal ? engine.refusal(x, refusal, status, url) : undefined);
+            engine.report(x, status, refusal ? engine.refusal(x, refusal, status, to) : undefined);
             x.renewToken = x.renewed = true;
             continue;
           }
@@ -108,9 +112,11 @@ export function createLicenseSender(engine: Engine): LicenseSender {
             await sleep(wait, signal);
             continue;
           }
-          const error = refusal
-            ? engine.refusal(x, refusal, status, url)
-            : failed(`The license server ${url} answered HTTP ${status}`);
+          const error =
+            own ??
+            (refusal
+              ? engine.refusal(x, refusal, status, to)
+              : failed(`The license server ${to} answered HTTP ${status}`));
           engine.report(x, status, error);
           throw error;
         }

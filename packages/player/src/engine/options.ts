@@ -52,6 +52,14 @@ export interface EngineOptions {
   /** License server: one URL for Widevine, PlayReady and FairPlay, or a map per key system. */
   licenseServer?: string | Readonly<Record<string, string>>;
   /**
+   * Proxy mode: the site's license proxy (site-kit's `createLicenseProxy`), instead of a token
+   * source and `licenseServer`. No token is fetched and no token header is sent: each license
+   * request goes to `<licenseProxy>?drmType=<widevine|playready|fairplay|...>&cid=<cid>` with the
+   * page's cookies, and the proxy adds the token. `fairplay: {}` / `widevine: {}` (no certificate,
+   * no URL) load that certificate from the proxy (`GET <licenseProxy>?drmType=fairplay`).
+   */
+  licenseProxy?: string;
+  /**
    * Request header that carries the token or custom data: the name the license service's
    * integration guide gives. Required unless every license server is local (`localhost`,
    * `127.x.x.x`, `[::1]`), where the emulator's default `x-drm-custom-data` is used.
@@ -106,6 +114,7 @@ export interface ResolvedOptions<GetContentId = unknown> {
   url: string | undefined;
   fetcher: TokenFetcher | undefined;
   licenseServer: EngineOptions['licenseServer'];
+  licenseProxy: string | undefined;
   header: string;
   /** `header` was given (else the local default is used, for local license servers only). */
   headerGiven: boolean;
@@ -131,7 +140,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 // What each option must be, by its type letter: s string, f function, n number >= 0, b boolean,
 // m map of key system to string, o object, a axios instance (a function), l list of codes.
 const RULES =
-  'contentId:s tokenUrl:s customDataUrl:s header:s getContentId:f getToken:f getCustomData:f now:f ' +
+  'contentId:s tokenUrl:s customDataUrl:s licenseProxy:s header:s getContentId:f getToken:f getCustomData:f now:f ' +
   'fetch:f tokenTimeoutMs:n licenseTimeoutMs:n tokenLifetimeMs:n tokenMinRemainingMs:n ' +
   'sessionRetries:n autoPrefetch:b drmTypes:m fairplay:o widevine:o retry:o axios:a freshTokenCodes:l';
 const MUST: Readonly<Record<string, string>> = {
@@ -183,13 +192,19 @@ export function resolveOptions<GetContentId = unknown>(
   const retry = (o.retry ?? {}) as Record<string, unknown>;
   for (const key of ['maxAttempts', 'baseDelayMs', 'backoffFactor', 'maxDelayMs'])
     check(`retry.${key}`, retry[key], 'n');
-  const sources = ['tokenUrl', 'getToken', 'customDataUrl', 'getCustomData'].filter(
-    (k) => o[k] !== undefined,
-  );
+  // The proxy gets the token and knows the license server itself: nothing else may name them.
+  const sources = [
+    'tokenUrl',
+    'getToken',
+    'customDataUrl',
+    'getCustomData',
+    'licenseProxy',
+    ...(o.licenseProxy ? ['licenseServer', 'header'] : []),
+  ].filter((k) => o[k] !== undefined);
   if (sources.length !== 1) {
     issues.push(
       sources.length === 0
-        ? 'one of tokenUrl, getToken, customDataUrl, getCustomData is required'
+        ? 'one of tokenUrl, getToken, customDataUrl, getCustomData, licenseProxy is required'
         : `give only one of ${sources.join(', ')}`,
     );
   }

@@ -12,8 +12,11 @@ export interface TokenCacheOptions {
   now: () => number;
 }
 
-/** Where a token handed out came from: reused, fetched for this caller, or a fetch already under way. */
-export type TokenSource = 'cache' | 'network' | 'shared';
+/**
+ * Where a token handed out came from: reused, fetched for this caller, or a fetch already under
+ * way; `proxy` in proxy mode, where the site's license proxy adds it and the page never holds one.
+ */
+export type TokenSource = 'cache' | 'network' | 'shared' | 'proxy';
 
 export interface CachedToken {
   value: string;

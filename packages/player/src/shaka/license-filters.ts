@@ -3,6 +3,7 @@ import { resolveContentId } from '../engine/engine.ts';
 import { contentIdFromSkd, normaliseCertificate, spcFormBody } from '../engine/fairplay.ts';
 import { findLicenseAuthError } from '../engine/find-error.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES, type DrmType } from '../engine/key-systems.ts';
+import { proxyFailure } from '../engine/proxy.ts';
 import { parseServiceError } from '../engine/service-error.ts';
 import type { LoadSession } from '../engine/session.ts';
 import type { LicenseAuthEvents } from './events.ts';
@@ -91,7 +92,17 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     // Shaka resets headers before every attempt.
     const { session } = state;
     try {
-      await engine.authorize(state, request.headers, request.attempt, request.licenseRequestType);
+      const proxied = await engine.authorize(
+        state,
+        request.headers,
+        request.attempt,
+        request.licenseRequestType,
+      );
+      // Proxy mode: every URI is the proxy's (Shaka picked its index already), with cookies.
+      if (proxied) {
+        request.uris.fill(proxied);
+        request.allowCrossSiteCredentials = true;
+      }
     } catch (error) {
       // Rejected all the same: Shaka waits for a pending filter before it unloads. The failure
       // callback keeps it from the app.
@@ -168,15 +179,20 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     const status = event.httpResponseCode || undefined;
     // Shaka's BAD_HTTP_STATUS data: [uri, status, responseText, ...].
     const data = event.error?.data ?? [];
-    const body = parseServiceError(data[2] as string);
-    const error = body ? engine.refusal(state, body, status ?? 0, String(data[0])) : undefined;
+    const url = String(data[0]);
+    const own = options.licenseProxy
+      ? proxyFailure(data[2] as string, status ?? 0, url, state)
+      : undefined;
+    const body = own ? null : parseServiceError(data[2] as string);
+    const error = own ?? (body ? engine.refusal(state, body, status ?? 0, url) : undefined);
     engine.report(state, status, error);
     // Shaka runs the request filters once more even when no attempt is left, so a refusal thrown
     // there reaches the app in place of a bare HTTP status error.
     const attemptsLeft = event.request.attempt + 1 < event.request.retryParameters.maxAttempts;
     if (attemptsLeft && engine.canRefresh(state, body, status)) {
       state.renewToken = state.renewed = true;
-    } else if (error) {
+    } else if (error && !(own && attemptsLeft && status! >= 500)) {
+      // The proxy's passing failures (5xx: the service or the site's decision) are tried again.
       state.refused = error;
     }
   };

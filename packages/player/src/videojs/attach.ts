@@ -75,7 +75,8 @@ export function attachLicenseAuth(
 ): VideoJsLicenseAuthHandle {
   const opts = resolveOptions<VideoJsLicenseAuthOptions['getContentId']>(options, (o) => [
     o['licenseServer'] === undefined &&
-      'licenseServer is required (getLicense sends the request the plugin would have sent)',
+      o['licenseProxy'] === undefined &&
+      'licenseServer or licenseProxy is required (getLicense sends the request the plugin would have sent)',
   ]);
   if (typeof player?.on !== 'function' || !player.eme) {
     throw invalidOptions(

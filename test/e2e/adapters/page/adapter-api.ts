@@ -18,7 +18,12 @@ export interface PageAuthOptions {
    * a test can hand out a stale token first and fresh ones after it.
    */
   tokenUrls?: string[];
-  licenseServer: Record<string, string>;
+  /** Token and gateway modes: the license server per key system. */
+  licenseServer?: Record<string, string>;
+  /** Proxy mode: the site's license proxy instead of a token source and a license server. */
+  licenseProxy?: string;
+  /** Key system to drm_type (proxy mode names ClearKey's, as it serves every key system). */
+  drmTypes?: Record<string, string>;
   header?: string;
 }
 

@@ -27,14 +27,18 @@ const AUTH_EVENTS = [
 
 /** The adapter's options from the plan: the same for every player. */
 function authOptions(plan: PlayPlan): EngineOptions {
+  // One attempt per request: a failure is shown as it is (a refusal a fresh token fixes still
+  // gets its one fresh token).
+  const retry = { maxAttempts: 1 };
+  // Proxy mode: the site's proxy only; it knows the license server and adds the token itself.
+  if (plan.licenseProxyUrl)
+    return { contentId: plan.cid, licenseProxy: plan.licenseProxyUrl, retry };
   return {
     contentId: plan.cid,
     ...(plan.tokenUrl ? { tokenUrl: plan.tokenUrl } : { customDataUrl: plan.customDataUrl }),
     licenseServer: { [plan.keySystem]: plan.licenseUrl },
     header: plan.header,
-    // One attempt per request: a failure is shown as it is (a refusal a fresh token fixes still
-    // gets its one fresh token).
-    retry: { maxAttempts: 1 },
+    retry,
   };
 }
 

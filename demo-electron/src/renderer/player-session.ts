@@ -31,8 +31,16 @@ function authOptions(plan: PlayPlan): EngineOptions {
   // gets its one fresh token).
   const retry = { maxAttempts: 1 };
   // Proxy mode: the site's proxy only; it knows the license server and adds the token itself.
-  if (plan.licenseProxyUrl)
-    return { contentId: plan.cid, licenseProxy: plan.licenseProxyUrl, retry };
+  // The proxy URL serves the key systems of licensed DRMs; ClearKey, which the demo plays, is
+  // served once drmTypes names it (as the drm_type a ClearKey request is in token mode).
+  if (plan.licenseProxyUrl) {
+    return {
+      contentId: plan.cid,
+      licenseProxy: plan.licenseProxyUrl,
+      drmTypes: { [plan.keySystem]: 'Widevine' },
+      retry,
+    };
+  }
   return {
     contentId: plan.cid,
     ...(plan.tokenUrl ? { tokenUrl: plan.tokenUrl } : { customDataUrl: plan.customDataUrl }),

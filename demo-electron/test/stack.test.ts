@@ -424,6 +424,20 @@ describe("proxy mode: the site's license proxy", () => {
     value(await web.stack.api.preparePlay(request({ mode: 'proxy' })));
   });
 
+  test("the faults menu: the service's HTTP 503 is relayed as it came, not taken for the proxy's own failure", async () => {
+    const plan = value(
+      await web.stack.api.preparePlay(
+        request({ mode: 'proxy', fault: FAULT_MENU['http-error'].fault }),
+      ),
+    );
+    const from = await lastSeq();
+    const answer = await viaProxy(plan);
+    expect(answer.status).toBe(503);
+    expect(await answer.text()).toContain('injected fault http-error');
+    expect((await proxyLog(from)).at(-1)?.event).toMatchObject({ type: 'upstream', status: 503 });
+    value(await web.stack.api.preparePlay(request({ mode: 'proxy' })));
+  });
+
   test('the log keeps no token, and refuses what it does not read', async () => {
     const text = JSON.stringify(await proxyLog());
     expect(text).not.toMatch(/eyJ|"token"|siteKey|access/i);

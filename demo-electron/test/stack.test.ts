@@ -438,6 +438,15 @@ describe("proxy mode: the site's license proxy", () => {
     value(await web.stack.api.preparePlay(request({ mode: 'proxy' })));
   });
 
+  test('the faults menu: a gateway fault changes nothing, as no gateway is called', async () => {
+    const plan = value(
+      await web.stack.api.preparePlay(
+        request({ mode: 'proxy', fault: FAULT_MENU['gateway-refusal'].fault }),
+      ),
+    );
+    expect(await (await viaProxy(plan)).json()).toHaveProperty('keys');
+  });
+
   test('the log keeps no token, and refuses what it does not read', async () => {
     const text = JSON.stringify(await proxyLog());
     expect(text).not.toMatch(/eyJ|"token"|siteKey|access/i);

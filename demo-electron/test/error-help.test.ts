@@ -1,4 +1,6 @@
-import { LicenseAuthError, LicenseServiceError } from '@multidrm/player';
+import { LicenseAuthError, LicenseServiceError, TokenFetchError } from '@multidrm/player';
+// The player's own reading of the proxy's answers, so the panel is tested on what it really gets.
+import { proxyFailure } from '../../packages/player/src/engine/proxy.ts';
 import { describe, expect, test } from 'vitest';
 import { describeFailure } from '../src/renderer/error-help.ts';
 import type { PlayerName } from '../src/shared/contract.ts';
@@ -86,6 +88,55 @@ describe('the error panel, for each player', () => {
       expect(described.fix).not.toBe('');
     },
   );
+
+  const PROXY = 'http://127.0.0.1:1/license-proxy?drmType=widevine&cid=multidrm-sample';
+  const fromProxy = (status: number, code: string, message: string) =>
+    proxyFailure(JSON.stringify({ code, message }), status, PROXY, {
+      drmType: 'Widevine',
+      cid: 'multidrm-sample',
+    });
+
+  test.each(Object.keys(WRAPPED) as PlayerName[])(
+    "%s: the site's proxy refusing (SITE_REFUSED) shows the proxy's code, the site's reason and a fix",
+    (player) => {
+      const error = fromProxy(403, 'SITE_REFUSED', 'guest-bob is not entitled to multidrm-sample.');
+      expect(describeFailure(WRAPPED[player](error), player)).toEqual({
+        code: 'SITE_REFUSED',
+        message:
+          "The site's license proxy answered HTTP 403: guest-bob is not entitled to multidrm-sample.",
+        fix: expect.stringContaining('pick a member-… user'),
+      });
+    },
+  );
+
+  test.each([
+    [502, 'UPSTREAM_UNREACHABLE', 'The license service could not be reached.', 'emulator runs'],
+    [504, 'UPSTREAM_TIMEOUT', 'No answer in time.', 'in time'],
+    [503, 'SITE_TIMEOUT', 'The site could not decide in time.', 'Play again'],
+    [500, 'SITE_ERROR', 'The site could not decide; try again later.', 'authorize'],
+    [400, 'BAD_CID', 'cid: must be the content ID.', 'title'],
+  ])("the proxy's own %s %s is shown by its code, with a fix", (status, code, message, fix) => {
+    const described = describeFailure(WRAPPED.hls(fromProxy(status, code, message)), 'hls');
+    expect(described).toEqual({
+      code,
+      message: `The site's license proxy answered HTTP ${status}: ${message}`,
+      fix: expect.stringContaining(fix),
+    });
+  });
+
+  test("only the proxy's own codes are read as the proxy's: a token endpoint's reason or an unknown code are not", () => {
+    const token = new TokenFetchError(
+      'TOKEN_FETCH_FAILED',
+      { url: 'http://127.0.0.1:1/token', status: 403, reason: 'NOT_ENTITLED: members only' },
+      'The site refused the token.',
+    );
+    expect(describeFailure(token, 'shaka')).toMatchObject({
+      code: 'TOKEN_FETCH_FAILED',
+      message: 'HTTP 403: NOT_ENTITLED: members only',
+    });
+    const unknown = fromProxy(502, 'SOMETHING_NEW', 'Whatever it is.');
+    expect(describeFailure(unknown, 'dash').code).toBe('LICENSE_REQUEST_FAILED');
+  });
 
   test('an error no player shaped is shown as it is', () => {
     expect(describeFailure(new Error('boom'), 'dash')).toMatchObject({

@@ -1,10 +1,18 @@
 import { describe, expect, test } from 'vitest';
 import type { DemoApi } from '../src/shared/contract.ts';
 import { createHttpApi } from '../src/main/stack/http-api.ts';
+import { playRequest } from './support/play-request.ts';
 
 const ORIGIN = 'http://127.0.0.1:4321';
+/** The arguments each call got, after the API parsed them. */
+const calls: { call: string; args: unknown[] }[] = [];
 const api = new Proxy({} as DemoApi, {
-  get: () => async () => ({ ok: true, value: 'called' }),
+  get:
+    (_, call) =>
+    async (...args: unknown[]) => {
+      calls.push({ call: String(call), args });
+      return { ok: true, value: 'called' };
+    },
 });
 const handle = createHttpApi(api, () => ORIGIN);
 const headers = { origin: ORIGIN, 'content-type': 'application/json' };
@@ -51,5 +59,37 @@ describe('web-mode API body limit', () => {
     const body = `[${' '.repeat(16 * 1024 - 2)}]`;
     const request = new Request(`${ORIGIN}/api/get-setup`, { method: 'POST', headers, body });
     expect((await handle(request))?.status).toBe(200);
+  });
+});
+
+describe('web-mode API: the four modes', () => {
+  const prepare = (body: unknown) =>
+    handle(
+      new Request(`${ORIGIN}/api/prepare-play`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+      }),
+    );
+
+  test('a license proxy play is parsed and passed on as the page sent it', async () => {
+    const request = playRequest({ mode: 'proxy', player: 'dash' });
+    calls.length = 0;
+    expect((await prepare([request]))?.status).toBe(200);
+    expect(calls).toEqual([{ call: 'preparePlay', args: [request] }]);
+  });
+
+  test('a mode outside the four is refused naming them, and nothing is called', async () => {
+    calls.length = 0;
+    const response = await prepare([playRequest({ mode: 'license-proxy' as never })]);
+    expect(response?.status).toBe(400);
+    expect(await response?.json()).toMatchObject({
+      ok: false,
+      error: {
+        code: 'INVALID_REQUEST',
+        message: 'Mode: must be one of token, gateway-json, gateway-xml, proxy.',
+      },
+    });
+    expect(calls).toEqual([]);
   });
 });

@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { PlayPlan, PlayRequest, PolicyInput, Result } from '../src/shared/contract.ts';
+import type { ProxyLogPage } from '../src/shared/proxy-events.ts';
+import { FAULT_MENU } from '../src/shared/faults.ts';
 import { CONTENT_DIR, pageHeaders, startTestStack } from './support/stack.ts';
 
 // The stack that both `pnpm demo` (Electron main) and `pnpm demo:web` start, driven under Node.
@@ -42,19 +44,34 @@ function value<T>(result: Result<T>): T {
   return result.value;
 }
 
-/** What the player does with a plan: get the token or custom data, then ask for the license. */
+/** The ClearKey license request of the sample's key, as the CDM makes it. */
+const clearKeyRequest = () =>
+  JSON.stringify({ kids: [Buffer.from(keys.kid, 'hex').toString('base64url')], type: 'temporary' });
+
+/** Proxy mode: the license request to the site's proxy, with the page's cookie and no token. */
+const viaProxy = (plan: PlayPlan, headers: Record<string, string> = asPage) =>
+  fetch(`${plan.licenseProxyUrl}?drmType=widevine&cid=${encodeURIComponent(plan.cid)}`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/octet-stream' },
+    body: clearKeyRequest(),
+  });
+
+/**
+ * What the player does with a plan: get the token or custom data, then ask for the license (proxy
+ * mode: ask the site's proxy, which does both).
+ */
 async function playFlow(plan: PlayPlan): Promise<Response> {
+  if (plan.licenseProxyUrl !== undefined) return viaProxy(plan);
   const site = await fetch((plan.tokenUrl ?? plan.customDataUrl) as string, {
     method: 'POST',
     headers: { ...asPage, 'content-type': 'application/json' },
     body: JSON.stringify({ cid: plan.cid, drm_type: 'Widevine' }),
   });
   if (site.status !== 200) return site;
-  const kid = Buffer.from(keys.kid, 'hex').toString('base64url');
   return fetch(plan.licenseUrl, {
     method: 'POST',
     headers: { [plan.header]: await site.text(), 'content-type': 'application/json' },
-    body: JSON.stringify({ kids: [kid], type: 'temporary' }),
+    body: clearKeyRequest(),
   });
 }
 
@@ -91,6 +108,7 @@ describe('startDemoStack', () => {
     ['token', 'token-checked'],
     ['gateway-json', 'callback-answered'],
     ['gateway-xml', 'callback-answered'],
+    ['proxy', 'token-checked'],
   ] as const)('%s mode: the site and the emulator issue the content key', async (mode, step) => {
     const seen: string[] = [];
     const off = web.stack.events.on((event) => seen.push(event.type));
@@ -224,6 +242,11 @@ describe('startDemoStack', () => {
       expect(web.stack.csp()).toContain('https://license.example');
       const gateway = await web.stack.api.preparePlay(request({ mode: 'gateway-json' }));
       expect(gateway.ok ? '' : gateway.error.code).toBe('REAL_SERVICE_TOKEN_ONLY');
+      const proxy = await web.stack.api.preparePlay(request({ mode: 'proxy' }));
+      expect(proxy.ok ? '' : proxy.error).toMatchObject({
+        code: 'REAL_SERVICE_TOKEN_ONLY',
+        message: "The demo's license proxy forwards to the local emulator only.",
+      });
     } finally {
       value(
         await web.stack.api.setRealService({
@@ -233,6 +256,209 @@ describe('startDemoStack', () => {
         }),
       );
     }
+  });
+});
+
+describe("proxy mode: the site's license proxy", () => {
+  /** The proxy's log as the page reads it, after entry `after`. */
+  const proxyLog = async (after = 0) => {
+    const response = await fetch(`${web.stack.url}/proxy-events?after=${after}`, {
+      headers: asPage,
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as ProxyLogPage).entries;
+  };
+  const lastSeq = async () => (await proxyLog()).at(-1)?.seq ?? 0;
+
+  test('the plan names the proxy only: no token endpoint, no custom data', async () => {
+    const plan = value(await web.stack.api.preparePlay(request({ mode: 'proxy' })));
+    expect(plan).toMatchObject({
+      mode: 'proxy',
+      licenseProxyUrl: `${web.stack.url}/license-proxy`,
+      licenseUrl: `${web.stack.emulatorUrl}/ri/licenseManager.do`,
+      siteId: 'DEMO',
+      target: 'emulator',
+    });
+    expect(plan.tokenUrl).toBeUndefined();
+    expect(plan.customDataUrl).toBeUndefined();
+  });
+
+  test("a license goes player → site's proxy (its decision, its token) → emulator → back, each step logged", async () => {
+    const from = await lastSeq();
+    const seen: { type: string; userId?: string; version?: number }[] = [];
+    const off = web.stack.events.on((event) => seen.push(event));
+    const plan = value(await web.stack.api.preparePlay(request({ mode: 'proxy' })));
+    const response = await viaProxy(plan);
+    off();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const license = (await response.json()) as { keys: { kid: string; k: string }[] };
+    expect(license.keys.map((k) => [hexOf(k.kid), hexOf(k.k)])).toEqual([[keys.kid, keys.key]]);
+    // The emulator checked a v2 token the proxy made for the session's user.
+    expect(seen.find((e) => e.type === 'token-checked')).toMatchObject({
+      userId: 'member-alice',
+      version: 2,
+    });
+    const entries = await proxyLog(from);
+    expect(entries.map((entry) => entry.event)).toEqual([
+      { type: 'request', kind: 'license', drmType: 'Widevine', cid: keys.cid },
+      {
+        type: 'decision',
+        drmType: 'Widevine',
+        cid: keys.cid,
+        allow: true,
+        status: 200,
+        userId: 'member-alice',
+      },
+      {
+        type: 'upstream',
+        kind: 'license',
+        drmType: 'Widevine',
+        status: 200,
+        ms: expect.any(Number),
+      },
+    ]);
+    const [first, , last] = entries;
+    expect(last?.seq).toBe((first?.seq ?? 0) + 2);
+    expect(last?.at).toBeGreaterThanOrEqual(first?.at ?? Infinity);
+  });
+
+  test("a guest is refused by the site's own decision: SITE_REFUSED 403, and the service is never asked", async () => {
+    const from = await lastSeq();
+    const seen: string[] = [];
+    const off = web.stack.events.on((event) => seen.push(event.type));
+    const plan = value(
+      await web.stack.api.preparePlay(request({ mode: 'proxy', userId: 'guest-bob' })),
+    );
+    const response = await viaProxy(plan);
+    off();
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({
+      code: 'SITE_REFUSED',
+      message: `guest-bob is not entitled to ${keys.cid}: only members (member-…) play it.`,
+    });
+    expect(seen).toEqual([]);
+    expect((await proxyLog(from)).map((entry) => entry.event)).toMatchObject([
+      { type: 'request' },
+      { type: 'decision', allow: false, status: 403 },
+      { type: 'rejected', status: 403, code: 'SITE_REFUSED' },
+    ]);
+  });
+
+  test('no request reaches the proxy without the page: its cookie for any, its Origin for a POST', async () => {
+    const plan = value(await web.stack.api.preparePlay(request({ mode: 'proxy' })));
+    const from = await lastSeq();
+    const noCookie = await viaProxy(plan, { origin: web.stack.url });
+    expect(noCookie.status).toBe(403);
+    expect(await noCookie.text()).toMatch(/^LAUNCH_KEY_REQUIRED: /);
+    const foreign = await viaProxy(plan, { ...asPage, origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.text()).toMatch(/^FORBIDDEN_ORIGIN: /);
+    expect(await proxyLog(from)).toEqual([]);
+  });
+
+  test("the proxy's own failures are {code,message} answers, never a 5xx", async () => {
+    const ask = (query: string, init: RequestInit = {}) =>
+      fetch(`${web.stack.url}/license-proxy${query}`, {
+        method: 'POST',
+        body: 'x',
+        ...init,
+        headers: { ...asPage, ...init.headers },
+      });
+    for (const [query, code, status] of [
+      ['', 'UNKNOWN_DRM', 400],
+      ['?drmType=flash&cid=a', 'UNKNOWN_DRM', 400],
+      ['?drmType=widevine', 'BAD_CID', 400],
+      ['?drmType=widevine&cid=a&cid=b', 'BAD_CID', 400],
+    ] as const) {
+      const response = await ask(query);
+      expect(response.status, query).toBe(status);
+      expect(((await response.json()) as { code: string }).code, query).toBe(code);
+    }
+    const empty = await ask(`?drmType=widevine&cid=${keys.cid}`, { body: '' });
+    expect(await empty.json()).toMatchObject({ code: 'BAD_BODY' });
+    const large = await ask(`?drmType=widevine&cid=${keys.cid}`, { body: 'x'.repeat(70_000) });
+    expect(large.status).toBe(413);
+  });
+
+  test("the Widevine certificate is passed through from the emulator, without the site's decision", async () => {
+    const from = await lastSeq();
+    const direct = await fetch(`${web.stack.emulatorUrl}/ri/widevineCert.do?siteId=DEMO`);
+    const proxied = await fetch(`${web.stack.url}/license-proxy?drmType=widevine`, {
+      headers: asPage,
+    });
+    expect(proxied.status).toBe(direct.status);
+    expect(Buffer.from(await proxied.arrayBuffer())).toEqual(
+      Buffer.from(await direct.arrayBuffer()),
+    );
+    const events = (await proxyLog(from)).map((entry) => entry.event.type);
+    expect(events).toEqual(['request', 'upstream']);
+  });
+
+  test("the faults menu: token expired once is relayed as the service's 7011, and the next request (a fresh token) plays", async () => {
+    const plan = value(
+      await web.stack.api.preparePlay(
+        request({ mode: 'proxy', fault: FAULT_MENU['token-expired'].fault }),
+      ),
+    );
+    const refused = await viaProxy(plan);
+    expect(refused.status).toBe(200);
+    expect(await refused.json()).toMatchObject({ errorCode: '7011' });
+    const again = await viaProxy(plan);
+    expect(await again.json()).toHaveProperty('keys');
+  });
+
+  test("the faults menu: wrong hash is the service's 7019, relayed as it came", async () => {
+    const plan = value(
+      await web.stack.api.preparePlay(
+        request({ mode: 'proxy', fault: FAULT_MENU['wrong-hash'].fault }),
+      ),
+    );
+    const from = await lastSeq();
+    expect(await (await viaProxy(plan)).json()).toMatchObject({ errorCode: '7019' });
+    expect((await proxyLog(from)).at(-1)?.event).toMatchObject({
+      type: 'upstream',
+      status: 200,
+      errorCode: '7019',
+    });
+    value(await web.stack.api.preparePlay(request({ mode: 'proxy' })));
+  });
+
+  test("the faults menu: the service's HTTP 503 is relayed as it came, not taken for the proxy's own failure", async () => {
+    const plan = value(
+      await web.stack.api.preparePlay(
+        request({ mode: 'proxy', fault: FAULT_MENU['http-error'].fault }),
+      ),
+    );
+    const from = await lastSeq();
+    const answer = await viaProxy(plan);
+    expect(answer.status).toBe(503);
+    expect(await answer.text()).toContain('injected fault http-error');
+    expect((await proxyLog(from)).at(-1)?.event).toMatchObject({ type: 'upstream', status: 503 });
+    value(await web.stack.api.preparePlay(request({ mode: 'proxy' })));
+  });
+
+  test('the faults menu: a gateway fault changes nothing, as no gateway is called', async () => {
+    const plan = value(
+      await web.stack.api.preparePlay(
+        request({ mode: 'proxy', fault: FAULT_MENU['gateway-refusal'].fault }),
+      ),
+    );
+    expect(await (await viaProxy(plan)).json()).toHaveProperty('keys');
+  });
+
+  test('the log keeps no token, and refuses what it does not read', async () => {
+    const text = JSON.stringify(await proxyLog());
+    expect(text).not.toMatch(/eyJ|"token"|siteKey|access/i);
+    const bad = await fetch(`${web.stack.url}/proxy-events?after=-1`, { headers: asPage });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'BAD_AFTER' });
+    const post = await fetch(`${web.stack.url}/proxy-events`, {
+      method: 'POST',
+      headers: asPage,
+      body: '',
+    });
+    expect(post.status).toBe(405);
   });
 });
 
@@ -299,6 +525,21 @@ describe('the Electron shell', () => {
       // The gateway is there (it refuses a body that is not the service's callback).
       const gateway = await fetch(`${loopback}/gateway`, { method: 'POST', body: 'x' });
       expect(gateway.status).not.toBe(404);
+      // The license proxy is the page's, through the scheme: its Origin passes, another does not.
+      expect((await fetch(`${loopback}/license-proxy`, { method: 'POST' })).status).toBe(404);
+      value(await electron.stack.api.preparePlay(request({ mode: 'proxy' })));
+      const proxied = (origin: string) =>
+        electron.stack.handle(
+          new Request(`multidrm-demo://app/license-proxy?drmType=widevine&cid=${keys.cid}`, {
+            method: 'POST',
+            headers: { origin, 'content-type': 'application/octet-stream' },
+            body: clearKeyRequest(),
+          }),
+        );
+      const license = await proxied('multidrm-demo://app');
+      expect(license.status).toBe(200);
+      expect(await license.json()).toHaveProperty('keys');
+      expect((await proxied('https://evil.example')).status).toBe(403);
       expect(value(await electron.stack.api.getSetup()).shell).toBe('electron');
     } finally {
       await electron.close();

@@ -86,6 +86,33 @@ const GATEWAY_FLOW = [
   'first-frame',
 ];
 
+/**
+ * Proxy mode: no token in the page; the player asks the site's proxy, which decides, has the
+ * license service issue the license and relays it: the hop between player and service.
+ */
+const PROXY_FLOW = [
+  'play',
+  'license-request-sent',
+  'proxy-request',
+  'proxy-decision',
+  'license-request-received',
+  'token-checked',
+  'license-issued',
+  'proxy-upstream',
+  'license-answered',
+  'first-frame',
+];
+
+/** The timeline's rows as step key and ms since Play, in their order on screen. */
+function timedSteps(page: Page): Promise<{ step: string; at: number }[]> {
+  return page.$$eval('[data-testid=timeline] li[data-step]', (rows) =>
+    rows.map((row) => ({
+      step: (row as HTMLElement).dataset['step'] ?? '',
+      at: Number(/\+(\d+) ms/.exec(row.querySelector('.at')?.textContent ?? '')?.[1]),
+    })),
+  );
+}
+
 /** Each player and the manifest it is given. */
 const PICKS: [PlayerName, string][] = [
   ['shaka', 'manifest.mpd'],
@@ -271,6 +298,92 @@ describe.skipIf(skip)('pnpm demo:web', () => {
         expect(isBlankFrame(frame), JSON.stringify(frameStats(frame))).toBe(false);
       },
     );
+  });
+
+  describe("proxy mode: the site's license proxy", () => {
+    test.each(PICKS)(
+      '%s plays the decrypted clip through the proxy, and the timeline shows the hop through the site',
+      async (player) => {
+        const from = requested.length;
+        await choose(page, { mode: 'proxy', player });
+        expect(await waitForPlayback(page)).toBeGreaterThan(2);
+        await page.waitForSelector('[data-testid=timeline] li[data-step=first-frame]');
+        await page.waitForSelector('[data-testid=timeline] li[data-step=proxy-upstream]');
+        const rows = await timedSteps(page);
+        const steps = rows.map((row) => row.step);
+        for (const step of PROXY_FLOW) expect(steps, `step ${step}`).toContain(step);
+        // No token in the browser: the page never asked the site for one.
+        expect(steps).not.toContain('token-requested');
+        // Each hop after the one before: player → site's proxy (its decision) → license service →
+        // site's proxy → player. Rows of one millisecond may show in either order.
+        const at = (step: string) => rows.find((row) => row.step === step)?.at ?? NaN;
+        const times = PROXY_FLOW.map(at);
+        expect(
+          [...times].sort((a, b) => a - b),
+          PROXY_FLOW.join(' → '),
+        ).toEqual(times);
+        expect(await page.isHidden('[data-testid=error]')).toBe(true);
+        const decision = await page.textContent(
+          '[data-testid=timeline] li[data-step=proxy-decision]',
+        );
+        expect(decision).toContain('user member-alice');
+        expect(await page.textContent('#status')).toContain('license proxy mode');
+        expect(await page.textContent('#plan')).toContain(`license proxy${demo.url}/license-proxy`);
+
+        // The page sent its license requests to the site's proxy only, never to the service.
+        const urls = requested.slice(from).map((url) => new URL(url));
+        const licenses = urls.filter((url) => url.pathname === '/license-proxy');
+        expect(licenses.length).toBeGreaterThan(0);
+        for (const url of licenses) {
+          expect(url.origin).toBe(demo.url);
+          expect(url.searchParams.get('cid')).toBe('multidrm-sample');
+        }
+        expect(urls.some((url) => url.pathname.endsWith('/licenseManager.do'))).toBe(false);
+        expect(urls.some((url) => url.pathname === '/token')).toBe(false);
+
+        await page.$eval(VIDEO, (video) => (video as HTMLVideoElement).pause());
+        const frame = decodePng(await page.locator(VIDEO).screenshot());
+        expect(isBlankFrame(frame), JSON.stringify(frameStats(frame))).toBe(false);
+      },
+    );
+
+    test.each(PLAYERS)(
+      "%s: the site refusing a guest shows the proxy's SITE_REFUSED, and the service is never asked",
+      async (player) => {
+        await choose(page, { mode: 'proxy', player, user: 'guest-bob' });
+        const error = await waitForError(page);
+        expect(error.code).toBe('SITE_REFUSED');
+        expect(error.text).toContain("The site's license proxy answered HTTP 403");
+        expect(error.text).toContain('guest-bob is not entitled');
+        expect(error.text).toContain('pick a member-… user');
+        await page.waitForSelector('[data-testid=timeline] li[data-step=proxy-rejected]');
+        const steps = await timelineSteps(page);
+        expect(steps).toContain('proxy-decision');
+        expect(
+          await page.getAttribute(
+            '[data-testid=timeline] li[data-step=proxy-decision]',
+            'data-status',
+          ),
+        ).toBe('fail');
+        expect(steps).not.toContain('license-request-received');
+        expect(steps).not.toContain('first-frame');
+      },
+    );
+
+    test('the faults menu: "token expired, once" is relayed as 7011, the proxy makes a fresh token for the second request and it plays', async () => {
+      await choose(page, { mode: 'proxy', fault: 'token-expired' });
+      expect(await waitForPlayback(page, 1)).toBeGreaterThan(1);
+      await page.waitForFunction(
+        () =>
+          document.querySelectorAll('[data-testid=timeline] li[data-step=proxy-decision]').length >=
+          2,
+      );
+      const steps = await timelineSteps(page);
+      expect(steps).toContain('fault-injected');
+      expect(steps).toContain('license-denied');
+      expect(steps.filter((step) => step === 'license-request-sent')).toHaveLength(2);
+      expect(steps.lastIndexOf('license-issued')).toBeGreaterThan(steps.indexOf('license-denied'));
+    });
   });
 
   test('the page ran without script errors or CSP violations', () => {

@@ -1,4 +1,10 @@
-import { findLicenseAuthError, LicenseServiceError, TokenFetchError } from '@multidrm/player';
+import {
+  findLicenseAuthError,
+  LicenseAuthError,
+  LicenseServiceError,
+  TokenFetchError,
+} from '@multidrm/player';
+import type { ProxyErrorCode } from '@multidrm/site-kit/proxy';
 import type { DemoError, PlayerName } from '../shared/contract.ts';
 
 /**
@@ -26,13 +32,74 @@ const FIXES: Readonly<Record<string, string>> = {
   INVALID_OPTIONS: 'This player cannot play with these settings: pick another player.',
 };
 
+/**
+ * The site's license proxy's own failures (proxy mode), its `{code,message}` answers: what to change
+ * for each. Keyed by site-kit's type, so a code it adds must be added here.
+ */
+const PROXY_FIXES: Readonly<Record<ProxyErrorCode, string>> = {
+  SITE_REFUSED: 'The site refused this user for this title: pick a member-… user, or a free title.',
+  SITE_ERROR: "The site could not decide (its authorize failed): see the main process's log.",
+  SITE_TIMEOUT: 'The site did not decide in time: press Play again.',
+  UPSTREAM_UNREACHABLE:
+    "The site's proxy could not reach the license service: check that the emulator runs.",
+  UPSTREAM_TIMEOUT:
+    "The license service did not answer the site's proxy in time (10 s): try again, or pick another fault.",
+  UPSTREAM_BAD_ANSWER:
+    'The license service answered the proxy with a redirect or a license it cannot read: check its URL.',
+  UPSTREAM_ANSWER_TOO_LARGE: "The license service's answer was over the proxy's limit (1 MiB).",
+  ORIGIN_NOT_ALLOWED:
+    "Only the demo page may call the site's proxy: open the demo at the address it printed.",
+  METHOD_NOT_ALLOWED: 'The proxy takes POST (a license) and GET (a certificate).',
+  UNKNOWN_DRM: 'The player named no DRM the proxy knows (?drmType=): pick another player.',
+  BAD_CID: 'The player named no usable content ID (?cid=): pick a title from the list.',
+  NO_CERTIFICATE: 'The proxy has no certificate for that DRM.',
+  BAD_BODY: 'The license request reached the proxy empty: press Play again.',
+  BODY_TOO_LARGE: "The license request was over the proxy's limit (64 KiB).",
+  INTERNAL_ERROR: "The site's proxy failed: see the main process's log and press Play again.",
+};
+
 export function fixFor(code: string, fallback: string): string {
-  return FIXES[code] ?? fallback;
+  return FIXES[code] ?? PROXY_FIXES[code as ProxyErrorCode] ?? fallback;
+}
+
+const isProxyCode = (code: string): code is ProxyErrorCode => Object.hasOwn(PROXY_FIXES, code);
+
+/**
+ * The proxy's own answer inside an error of the player, when there is one: the player reports the
+ * site's decision (SITE_*) as a token fetch failure whose reason is "CODE: message", and the rest
+ * as a failed license request whose message names "HTTP <status> (CODE: message)". The player has
+ * no field for the proxy's code, so it is read from those (the player's proxy.ts writes them).
+ */
+function proxyAnswer(
+  auth: LicenseAuthError,
+): { code: ProxyErrorCode; status: number | undefined; message: string } | undefined {
+  if (auth instanceof TokenFetchError) {
+    const said = /^([A-Z_]+): ([\s\S]*)$/.exec(auth.reason ?? '');
+    if (said && isProxyCode(said[1] as string)) {
+      return { code: said[1] as ProxyErrorCode, status: auth.status, message: said[2] as string };
+    }
+    return undefined;
+  }
+  const said = /^The license proxy \S+ answered HTTP (\d+) \(([A-Z_]+): ([\s\S]*?)\) for the /.exec(
+    auth.message,
+  );
+  if (said && isProxyCode(said[2] as string)) {
+    return { code: said[2] as ProxyErrorCode, status: Number(said[1]), message: said[3] as string };
+  }
+  return undefined;
 }
 
 /** The code, message and fix of whatever ended a play attempt with `player`. */
 export function describeFailure(error: unknown, player: PlayerName): DemoError {
   const auth = findLicenseAuthError(error);
+  const proxied = auth && proxyAnswer(auth);
+  if (proxied) {
+    return {
+      code: proxied.code,
+      message: `The site's license proxy answered${proxied.status === undefined ? '' : ` HTTP ${proxied.status}`}: ${proxied.message}`,
+      fix: fixFor(proxied.code, 'See the message.'),
+    };
+  }
   if (auth instanceof LicenseServiceError) {
     // 8002 carries the site's own refusal; show it as the site said it, not as JSON text.
     const message =

@@ -1,5 +1,6 @@
 import type { FlowEvent } from '@multidrm/emulator';
 import type { LicenseAuthEvents } from '@multidrm/player';
+import type { ProxyLogEntry } from '../shared/proxy-events.ts';
 
 export type Lane = 'player' | 'site' | 'license service';
 
@@ -18,7 +19,7 @@ const TOKEN_SOURCES = {
   cache: 'prefetched token',
   network: 'token fetched for it',
   shared: 'token shared with another request',
-  proxy: 'token added by the site’s license proxy',
+  proxy: 'no token in the browser: the site adds it',
 } as const;
 
 const ms = (value: number) => `${Math.round(value)} ms`;
@@ -164,7 +165,10 @@ export function playerStep(input: PlayerEvent, at: number): Step {
         key: 'license-request-sent',
         lane: 'player',
         at,
-        what: 'Player → license service: license request',
+        what:
+          input.event.tokenSource === 'proxy'
+            ? "Player → site's license proxy: license request"
+            : 'Player → license service: license request',
         detail: `${input.event.keySystem} as ${input.event.drmType} · ${TOKEN_SOURCES[input.event.tokenSource]}`,
         status: 'info',
       };
@@ -176,6 +180,54 @@ export function playerStep(input: PlayerEvent, at: number): Step {
         what: input.event.error ? 'Player got a refusal' : 'Player got the license',
         detail: `HTTP ${input.event.status ?? '—'} · ${ms(input.event.durationMs)}`,
         status: input.event.error ? 'fail' : 'ok',
+      };
+  }
+}
+
+/**
+ * A step for each event of the site's license proxy (proxy mode): the hop the other modes do not
+ * have, between the player and the license service. The site decides there and makes the token.
+ */
+export function proxyStep({ at, event }: ProxyLogEntry): Step {
+  const base = { at, lane: 'site' as const };
+  switch (event.type) {
+    case 'request':
+      return {
+        ...base,
+        key: 'proxy-request',
+        what:
+          event.kind === 'license'
+            ? "Site's license proxy received the license request"
+            : `Site's license proxy received a ${event.kind} request`,
+        detail: `drmType ${event.drmType}${event.cid === undefined ? '' : `, cid ${event.cid}`}`,
+        status: 'info',
+      };
+    case 'decision':
+      return {
+        ...base,
+        key: 'proxy-decision',
+        what: event.allow
+          ? 'Site allowed it from its session: the proxy made a token, sent on to the license service'
+          : `Site refused it from its session (HTTP ${event.status})`,
+        detail: `${event.userId === undefined ? '' : `user ${event.userId}, `}cid ${event.cid}${event.allow ? ' · the token never reaches the browser' : ''}`,
+        status: event.allow ? 'ok' : 'fail',
+      };
+    case 'upstream':
+      return {
+        ...base,
+        key: 'proxy-upstream',
+        what: `License service → site's proxy: HTTP ${event.status}, relayed to the player`,
+        detail: `${ms(event.ms)}${event.errorCode === undefined ? '' : ` · service code ${event.errorCode}`}`,
+        status: event.errorCode !== undefined || event.status >= 400 ? 'fail' : 'ok',
+      };
+    case 'rejected':
+    case 'error':
+      return {
+        ...base,
+        key: `proxy-${event.type}`,
+        what: `Site's proxy answered ${event.code} (HTTP ${event.status})`,
+        detail: event.reason,
+        status: 'fail',
       };
   }
 }

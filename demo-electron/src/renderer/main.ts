@@ -8,6 +8,7 @@ import { describeFailure } from './error-help.ts';
 import { emulatorStep } from './flow-steps.ts';
 import { startSession, type PlaySession } from './player-session.ts';
 import { PLAYER_NAMES, PLAYER_NOTES } from './players/index.ts';
+import { followProxyLog } from './proxy-log.ts';
 import { createTimeline } from './timeline.ts';
 
 const FLOW_EVENTS: FlowEvent['type'][] = [
@@ -24,8 +25,15 @@ const MODE_NOTES = {
   'gateway-json':
     "The player sends custom data; the license service calls the site's gateway (JSON).",
   'gateway-xml': "As gateway JSON, with the old specification's XML answer.",
+  proxy:
+    "The player asks the site's license proxy; the site decides from its session, makes the token and forwards the request to the license service. No token in the browser.",
 };
-const MODE_NAMES = { token: 'token', 'gateway-json': 'gateway JSON', 'gateway-xml': 'gateway XML' };
+const MODE_NAMES = {
+  token: 'token',
+  'gateway-json': 'gateway JSON',
+  'gateway-xml': 'gateway XML',
+  proxy: 'license proxy',
+};
 
 const api = demoApi();
 const videoSlot = byId('video-slot');
@@ -60,12 +68,20 @@ function showPlan(plan: PlayPlan | undefined): void {
   const rows: [string, string][] = plan
     ? [
         ['site ID', plan.siteId],
-        [
-          plan.tokenUrl ? 'token from' : 'custom data from',
-          plan.tokenUrl ?? plan.customDataUrl ?? '',
-        ],
-        ['license server', `${plan.licenseUrl} (${plan.target})`],
-        ['header', plan.header],
+        ...(plan.licenseProxyUrl
+          ? ([
+              ['license proxy', `${plan.licenseProxyUrl} (the site's; no token in the browser)`],
+              ['proxy forwards to', `${plan.licenseUrl} (${plan.target})`],
+              ['header', `${plan.header} (set by the proxy)`],
+            ] as [string, string][])
+          : ([
+              [
+                plan.tokenUrl ? 'token from' : 'custom data from',
+                plan.tokenUrl ?? plan.customDataUrl ?? '',
+              ],
+              ['license server', `${plan.licenseUrl} (${plan.target})`],
+              ['header', plan.header],
+            ] as [string, string][])),
         ['key system', `${plan.keySystem} (as drm_type Widevine)`],
         ['player', PLAYER_NAMES[plan.player]],
         ['manifest', plan.manifestUrl],
@@ -158,6 +174,10 @@ async function play(): Promise<void> {
     }
     const plan: PlayPlan = prepared.value;
     showPlan(plan);
+    // The site's proxy is a hop of its own: its events come from the site, not the emulator.
+    if (plan.licenseProxyUrl) {
+      void followProxyLog(() => run === attempt, timeline.origin - 5, timeline.add);
+    }
     let failedOnce = false;
     session = startSession(video, plan, {
       step: (step) => run === attempt && timeline.add(step),

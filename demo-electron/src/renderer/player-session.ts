@@ -27,14 +27,26 @@ const AUTH_EVENTS = [
 
 /** The adapter's options from the plan: the same for every player. */
 function authOptions(plan: PlayPlan): EngineOptions {
+  // One attempt per request: a failure is shown as it is (a refusal a fresh token fixes still
+  // gets its one fresh token).
+  const retry = { maxAttempts: 1 };
+  // Proxy mode: the site's proxy only; it knows the license server and adds the token itself.
+  // The proxy URL serves the key systems of licensed DRMs; ClearKey, which the demo plays, is
+  // served once drmTypes names it (as the drm_type a ClearKey request is in token mode).
+  if (plan.licenseProxyUrl) {
+    return {
+      contentId: plan.cid,
+      licenseProxy: plan.licenseProxyUrl,
+      drmTypes: { [plan.keySystem]: 'Widevine' },
+      retry,
+    };
+  }
   return {
     contentId: plan.cid,
     ...(plan.tokenUrl ? { tokenUrl: plan.tokenUrl } : { customDataUrl: plan.customDataUrl }),
     licenseServer: { [plan.keySystem]: plan.licenseUrl },
     header: plan.header,
-    // One attempt per request: a failure is shown as it is (a refusal a fresh token fixes still
-    // gets its one fresh token).
-    retry: { maxAttempts: 1 },
+    retry,
   };
 }
 

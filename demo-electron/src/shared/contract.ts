@@ -5,7 +5,12 @@
  */
 import type { FaultInput } from '@multidrm/emulator';
 
-export const MODES = ['token', 'gateway-json', 'gateway-xml'] as const;
+/**
+ * How the player is authorized: a token from the site in the player (token), custom data the
+ * service checks with the site's gateway (gateway-json, gateway-xml), or the site's own license
+ * proxy, which the player asks for licenses and which adds the token itself (proxy).
+ */
+export const MODES = ['token', 'gateway-json', 'gateway-xml', 'proxy'] as const;
 export type Mode = (typeof MODES)[number];
 
 /** The players the page can play with, each through its adapter of @multidrm/player. */
@@ -53,13 +58,19 @@ export interface PlayPlan {
   /** Its MIME type, e.g. application/dash+xml. */
   manifestType: string;
   keySystem: string;
+  /** The license service's URL (proxy mode: where the site's proxy forwards the requests). */
   licenseUrl: string;
-  /** The request header that carries the token or custom data. */
+  /** The request header that carries the token or custom data (proxy mode: the proxy's). */
   header: string;
   /** Token mode: the site's token endpoint. */
   tokenUrl?: string;
   /** Gateway mode: the site's custom-data endpoint. */
   customDataUrl?: string;
+  /**
+   * Proxy mode: the site's license proxy, which the player sends its license requests to (with the
+   * page's cookies, no token); the proxy decides, adds the token and forwards to `licenseUrl`.
+   */
+  licenseProxyUrl?: string;
   target: 'emulator' | 'real service';
 }
 

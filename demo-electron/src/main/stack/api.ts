@@ -76,7 +76,10 @@ export function createDemoApi(ctx: DemoApiContext): DemoApi {
         if (request.mode !== 'token') {
           return fail({
             code: 'REAL_SERVICE_TOKEN_ONLY',
-            message: "A license cloud cannot call a gateway on this machine's loopback address.",
+            message:
+              request.mode === 'proxy'
+                ? "The demo's license proxy forwards to the local emulator only."
+                : "A license cloud cannot call a gateway on this machine's loopback address.",
             fix: 'Use token mode with the real service, or turn the real service off.',
           });
         }
@@ -109,7 +112,10 @@ export function createDemoApi(ctx: DemoApiContext): DemoApi {
         target: real.enabled ? 'real service' : 'emulator',
       };
       if (request.mode === 'token') plan.tokenUrl = `${ctx.appUrl}${SITE_PATHS.token}`;
-      else {
+      else if (request.mode === 'proxy') {
+        // The player gets no token source and no license server: only the site's proxy.
+        plan.licenseProxyUrl = `${ctx.appUrl}${SITE_PATHS.licenseProxy}`;
+      } else {
         const path = gatewayXml ? SITE_PATHS.customDataXml : SITE_PATHS.customDataJson;
         plan.customDataUrl = `${ctx.appUrl}${path}`;
       }

@@ -8,6 +8,7 @@ import {
   type WebHandler,
   convertPolicyToV2,
 } from '@multidrm/site-kit';
+import { createLicenseProxy, type LicenseProxyEvent } from '@multidrm/site-kit/proxy';
 import { isEntitled } from './catalogue.ts';
 
 export interface SiteCredentials {
@@ -33,6 +34,20 @@ export interface DemoSiteOptions {
   session: () => SiteSession;
   /** Credentials for tokens when the real service is the target, else undefined. */
   realCredentials: () => SiteCredentials | undefined;
+  /** The site's license proxy (proxy mode), for the site as the emulator knows it (`json`). */
+  proxy: {
+    /** The emulator's license URL, once it runs. */
+    licenseUrl: () => string | undefined;
+    /** The header the emulator reads the token from. */
+    header: string;
+    /**
+     * The page's origin, which the guard in front of the site has checked on every POST: an http
+     * one goes into the proxy's CORS allow-list; the app's own scheme (Electron) is no web origin
+     * the list can hold, so its Origin header is taken off instead (see proxyRequest).
+     */
+    pageOrigin: () => string;
+    onEvent: (event: LicenseProxyEvent) => void;
+  };
 }
 
 /** The endpoints a site built with site-kit offers, under the paths the plan hands to the player. */
@@ -42,6 +57,8 @@ export const SITE_PATHS = {
   customDataXml: '/custom-data-xml',
   gatewayJson: '/gateway',
   gatewayXml: '/gateway-xml',
+  /** Proxy mode: `POST ?drmType=&cid=` a license request, `GET ?drmType=` a certificate. */
+  licenseProxy: '/license-proxy',
 } as const;
 
 function refuse(userId: string | undefined, cid: string): SiteRefusal {
@@ -60,6 +77,16 @@ export function createDemoSite(
 ): (request: Request) => Promise<Response> | undefined {
   const { session } = options;
 
+  // The token's grant, the same in token mode (the token endpoint) and proxy mode (the proxy makes
+  // the token itself): the session's user, if entitled, with the policy the page set.
+  const grant = (cid: string) => {
+    const { userId, policy } = session();
+    if (userId === undefined || !isEntitled(userId, cid)) return refuse(userId, cid);
+    // A v2 token (the service's current format); the page's controls are the gateway's (v1)
+    // shape, which the conversion maps member by member.
+    return { allow: true as const, userId, policy: convertPolicyToV2(policy).policy };
+  };
+
   const tokenHandlers = new Map<string, WebHandler>();
   const tokenHandlerFor = (credentials: SiteCredentials): WebHandler => {
     const key = JSON.stringify(credentials);
@@ -67,17 +94,37 @@ export function createDemoSite(
     if (handler === undefined) {
       handler = createTokenHandler({
         ...credentials,
-        authorize: (_request, { cid }) => {
-          const { userId, policy } = session();
-          if (userId === undefined || !isEntitled(userId, cid)) return refuse(userId, cid);
-          // Token mode writes the service's current token (v2); the page's controls are the
-          // gateway's (v1) shape, which the conversion maps member by member.
-          return { allow: true, userId, policy: convertPolicyToV2(policy).policy };
-        },
+        authorize: (_request, { cid }) => grant(cid),
       });
       tokenHandlers.set(key, handler);
     }
     return handler;
+  };
+
+  // Made on its first request: it forwards to the emulator, which starts after the site.
+  let licenseProxy: WebHandler | undefined;
+  const proxyFor = (licenseUrl: string): WebHandler => {
+    const origin = options.proxy.pageOrigin();
+    licenseProxy ??= createLicenseProxy({
+      ...options.json,
+      licenseUrl,
+      header: options.proxy.header,
+      // The site's own session decides: the guard in front of every site route admitted only the
+      // page (its session cookie and Origin in the web mode, the app's scheme in Electron).
+      authorize: (_request, { cid }) => grant(cid),
+      ...(isWebOrigin(origin) ? { cors: { origins: [origin] } } : {}),
+      onEvent: options.proxy.onEvent,
+    });
+    return licenseProxy;
+  };
+  const proxyRequest = (request: Request): Promise<Response> => {
+    const licenseUrl = options.proxy.licenseUrl();
+    if (licenseUrl === undefined) return Promise.resolve(starting());
+    const origin = options.proxy.pageOrigin();
+    // Electron: the scheme handler let through only the app's own Origin; as that is no web
+    // origin, the proxy's CORS (which refuses a page's unlisted origin) is told nothing of it.
+    const own = !isWebOrigin(origin) && request.headers.get('origin') === origin;
+    return proxyFor(licenseUrl)(own ? withoutOrigin(request) : request);
   };
 
   // In gateway mode the custom data only names the user; the gateway decides.
@@ -126,6 +173,22 @@ export function createDemoSite(
     if (pathname === SITE_PATHS.token) {
       return tokenHandlerFor(options.realCredentials() ?? options.json)(request);
     }
+    if (pathname === SITE_PATHS.licenseProxy) return proxyRequest(request);
     return routes[pathname]?.(request);
   };
 }
+
+const isWebOrigin = (origin: string) =>
+  URL.canParse(origin) && new URL(origin).origin === origin && origin !== 'null';
+
+function withoutOrigin(request: Request): Request {
+  const headers = new Headers(request.headers);
+  headers.delete('origin');
+  return new Request(request, { headers });
+}
+
+const starting = () =>
+  new Response(JSON.stringify({ code: 'STARTING', message: 'The demo is starting.' }), {
+    status: 503,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+  });

@@ -12,6 +12,8 @@ import {
   DEFAULT_HEADER,
   type RealServiceSettings,
 } from './real-service.ts';
+import { PROXY_EVENTS_PATH } from '../../shared/proxy-events.ts';
+import { createProxyLog } from './proxy-log.ts';
 import { createDemoSite, SITE_PATHS, type SiteCredentials, type SiteSession } from './site.ts';
 import { APP_ORIGIN } from '../app-protocol.ts';
 import { createAppGuard } from './app-guard.ts';
@@ -69,6 +71,10 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
   const xml: SiteCredentials = { siteId: 'DEMOXML', siteKey, accessKey };
   const session: SiteSession = { userId: undefined, policy: {} };
   const realService = createRealServiceStore(options.realService);
+  const proxyLog = createProxyLog();
+  // Known once they listen: the page's origin, then the emulator's license URL.
+  let appOrigin = '';
+  let emulatorLicenseUrl: string | undefined;
 
   const site = createDemoSite({
     json,
@@ -79,6 +85,12 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       return real.enabled
         ? { siteId: real.siteId, siteKey: real.siteKey, accessKey: real.accessKey }
         : undefined;
+    },
+    proxy: {
+      licenseUrl: () => emulatorLicenseUrl,
+      header: DEFAULT_HEADER,
+      pageOrigin: () => appOrigin,
+      onEvent: proxyLog.record,
     },
   });
 
@@ -106,6 +118,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     const appHandler = async (request: Request): Promise<Response> => {
       const fromSite = site(request);
       if (fromSite !== undefined) return fromSite;
+      if (new URL(request.url).pathname === PROXY_EVENTS_PATH) return proxyLog.handle(request);
       const fromApi = await httpApi?.(request);
       if (fromApi !== undefined) return fromApi;
       if (page === undefined) return new Response('Starting.\n', { status: 503 });
@@ -127,7 +140,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
     );
     started.push(loopback);
     loopbackOrigin = loopback.url;
-    const appOrigin = electron ? APP_ORIGIN : loopback.url;
+    appOrigin = electron ? APP_ORIGIN : loopback.url;
 
     // Media only: manifests, playlists and segments. The key file beside them stays in main.
     const content = await listen(
@@ -148,6 +161,7 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       allowedOrigins: [appOrigin],
     });
     started.push(emulator);
+    emulatorLicenseUrl = emulator.licenseUrl;
 
     // Computed per page load: the real service's origin may be set while the app runs.
     csp = () =>

@@ -24,7 +24,10 @@ export const attachVideoJs: AttachPlayer = async (video, plan, options, fail) =>
     load: () =>
       new Promise<void>((resolve) => {
         player.one('loadedmetadata', () => resolve());
-        player.src({ src: plan.manifestUrl, type: plan.manifestType, keySystems: auth.keySystems });
+        // The plan's key system only: in proxy mode the handle answers for every key system (the
+        // proxy URL serves them all), and the demo plays ClearKey.
+        const keySystems = { [plan.keySystem]: auth.keySystems[plan.keySystem] };
+        player.src({ src: plan.manifestUrl, type: plan.manifestType, keySystems });
       }),
     destroy: async () => player.dispose(),
   };

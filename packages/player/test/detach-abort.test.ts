@@ -15,6 +15,7 @@ import {
   rejection,
   requestLicense,
   server,
+  shaka,
   text,
   tokenEndpoint,
   TOKEN_URL,
@@ -153,6 +154,47 @@ describe('Shaka: the re-send with a fresh token after 7011', () => {
     await expect.poll(() => aborted).toEqual(['re-send']);
     await pending;
   });
+});
+
+describe('Shaka: its own next attempt with a fresh token after HTTP 401', () => {
+  test.each(['unload', 'detach'] as const)(
+    'player.%s() aborts it, and the app hears no error',
+    async (method) => {
+      const aborted: string[] = [];
+      const { player, handle } = h.setup(
+        {},
+        {
+          license: (info) =>
+            h.seen.license.length === 1
+              ? new HttpResponse('sign in', cors({ status: 401 }))
+              : hangingLicense(aborted, () => 're-send')(info),
+        },
+      );
+      const failed = h.record(handle, 'licenseFailed');
+      const pending = rejection(requestLicense(player, { maxAttempts: 3 }));
+      await expect.poll(() => h.seen.license.length).toBe(2);
+      await player[method]();
+      await expect.poll(() => aborted).toEqual(['re-send']);
+      const abortedError = await pending;
+      expect(abortedError.code).toBe(shaka.util.Error.Code.OPERATION_ABORTED);
+      // What the DRM engine hands its failure callback (if it still reports): kept from the app.
+      const { Severity, Category, Code } = shaka.util.Error;
+      const reported = new shaka.util.Error(
+        Severity.CRITICAL,
+        Category.DRM,
+        Code.LICENSE_REQUEST_FAILED,
+        abortedError,
+        { sessionId: 'session-1', initData: new Uint8Array([1]), initDataType: 'cenc' },
+      );
+      player.getConfiguration().drm.failureCallback(reported);
+      expect(reported.handled).toBe(true);
+      expect(h.seen.license.map((l) => l.header)).toEqual([
+        'token-1-Widevine-movie-1',
+        'token-2-Widevine-movie-1',
+      ]);
+      expect(failed).toEqual([]);
+    },
+  );
 });
 
 interface HlsEme {

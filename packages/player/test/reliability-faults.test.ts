@@ -74,6 +74,23 @@ describe('the license service fails', () => {
     expect(h.seen.token).toHaveLength(1); // the token is reused, not fetched per attempt
   });
 
+  test("the service's own refusal with HTTP 503: LicenseServiceError, sent once although 503 is retryable", async () => {
+    const { player } = setup(
+      {},
+      {
+        license: () =>
+          HttpResponse.json({ errorCode: 7001, message: 'no packaging' }, cors({ status: 503 })),
+      },
+    );
+    const cause = filterError(await rejection(requestLicense(player, { maxAttempts: 3 })));
+    expect(cause).toBeInstanceOf(LicenseServiceError);
+    expect([
+      (cause as LicenseServiceError).errorCode,
+      (cause as LicenseServiceError).status,
+    ]).toEqual(['7001', 503]);
+    expect(h.seen.license).toHaveLength(1);
+  });
+
   test('HTTP 500 with a proxy page: Shaka BAD_HTTP_STATUS after exactly maxAttempts', async () => {
     const { player, handle } = setup(
       {},

@@ -52,7 +52,7 @@ describe('the token endpoint fails', () => {
 });
 
 describe('the license service fails', () => {
-  test('HTTP 500 with its JSON error body: LicenseServiceError, after at most maxAttempts', async () => {
+  test('HTTP 500 with its JSON error body: LicenseServiceError, sent once (a refusal is not re-sent)', async () => {
     const { player } = setup(
       {},
       {
@@ -69,9 +69,26 @@ describe('the license service fails', () => {
       (cause as LicenseServiceError).errorCode,
       (cause as LicenseServiceError).status,
     ]).toEqual(['INTERNAL_ERROR', 500]);
-    expect(h.seen.license.length).toBeGreaterThanOrEqual(1);
-    expect(h.seen.license.length).toBeLessThanOrEqual(3);
+    // The wire addendum: a JSON refusal is the service's verdict, whatever the HTTP status.
+    expect(h.seen.license).toHaveLength(1);
     expect(h.seen.token).toHaveLength(1); // the token is reused, not fetched per attempt
+  });
+
+  test("the service's own refusal with HTTP 503: LicenseServiceError, sent once although 503 is retryable", async () => {
+    const { player } = setup(
+      {},
+      {
+        license: () =>
+          HttpResponse.json({ errorCode: 7001, message: 'no packaging' }, cors({ status: 503 })),
+      },
+    );
+    const cause = filterError(await rejection(requestLicense(player, { maxAttempts: 3 })));
+    expect(cause).toBeInstanceOf(LicenseServiceError);
+    expect([
+      (cause as LicenseServiceError).errorCode,
+      (cause as LicenseServiceError).status,
+    ]).toEqual(['7001', 503]);
+    expect(h.seen.license).toHaveLength(1);
   });
 
   test('HTTP 500 with a proxy page: Shaka BAD_HTTP_STATUS after exactly maxAttempts', async () => {

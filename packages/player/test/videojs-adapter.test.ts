@@ -354,3 +354,51 @@ test('the Widevine service certificate is what getCertificate gives the plugin',
   );
   expect(cert).toEqual(new Uint8Array([0, 1, 2]));
 });
+
+describe("a source's own license URL (videojs-contrib-eme's per-source keySystems)", () => {
+  const PER_SOURCE_URL = 'http://127.0.0.1:8443/per-source-license';
+  const source = (keySystem: unknown) => ({
+    src: 'http://localhost:3000/movie.mp4',
+    type: 'video/mp4',
+    keySystems: { 'org.w3.clearkey': keySystem },
+  });
+
+  test.each([
+    ['a URL string', PER_SOURCE_URL],
+    ['{ url }', { url: PER_SOURCE_URL }],
+    ['{ licenseUri }', { licenseUri: PER_SOURCE_URL }],
+  ])('given as %s, the request goes there with the token', async (_, keySystem) => {
+    const h = setup();
+    const perSource = newSeen();
+    server.use(licenseServer(perSource, undefined, PER_SOURCE_URL));
+    h.player.src(source(keySystem) as never);
+    const update = h.cdm.nextUpdate();
+    await h.encrypted();
+    await update;
+    expect(perSource.license.map((l) => l.header)).toEqual(['token-1-Widevine-movie-1']);
+    expect(h.seen.license).toHaveLength(0);
+  });
+
+  test("it wins over a URL in the plugin's own options, which a source without one uses", async () => {
+    const PLUGIN_URL = 'http://127.0.0.1:8443/plugin-wide-license';
+    const [perSource, pluginWide] = [newSeen(), newSeen()];
+    server.use(
+      licenseServer(perSource, undefined, PER_SOURCE_URL),
+      licenseServer(pluginWide, undefined, PLUGIN_URL),
+    );
+    const ask = async (src: object) => {
+      const h = setup();
+      // As if the app had configured the plugin with a URL before attaching the handle.
+      const eme = (h.player as unknown as { eme: { options: { keySystems: object } } }).eme;
+      Object.assign(eme.options.keySystems['org.w3.clearkey' as never], { url: PLUGIN_URL });
+      h.player.src(src as never);
+      const update = h.cdm.nextUpdate();
+      await h.encrypted();
+      await update;
+    };
+    await ask(source({ url: PER_SOURCE_URL }));
+    expect([perSource.license.length, pluginWide.license.length]).toEqual([1, 0]);
+    await ask({ src: 'http://localhost:3000/movie.mp4', type: 'video/mp4' });
+    expect([perSource.license.length, pluginWide.license.length]).toEqual([1, 1]);
+  });
+});

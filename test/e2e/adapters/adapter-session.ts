@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { startEmulator, type FlowEvent, type RunningEmulator } from '@multidrm/emulator';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { makeRekeyedContent } from '../../content/rekeyed-content.ts';
 import { findChromium, launchChromium, type LaunchedChromium } from '../support/chromium.ts';
 import { buildTestPage } from '../support/page-build.ts';
 import { pollStatus } from '../support/session.ts';
@@ -21,14 +22,19 @@ const CONTENT_DIR = fileURLToPath(new URL('../../fixtures/content/', import.meta
 export const TOKEN_WINDOW_SECONDS = 60;
 
 /**
- * Further assets of a playlist: the sample's segments under other cids (the emulator has the
- * sample's key for each) and other manifest URLs (`/content-<name>/`).
+ * Further assets of a playlist: the sample's segments under other cids and other manifest URLs
+ * (`/content-<name>/`). B names its own key ID ({@link B_KID}): a player that kept A's key could
+ * otherwise play B on it and never ask B's license. The download is A's content (Shaka's Storage
+ * has media keys of its own, so it asks its license whatever the player holds).
  */
 export const ASSETS = {
   a: SAMPLE.cid,
   b: 'multidrm-sample-episode-2',
   download: 'multidrm-sample-download',
 } as const;
+
+/** B's key ID; its content key is the sample's (the same media, see test/content/rekeyed-content.ts). */
+export const B_KID = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0';
 
 /** The test page, loaded anew for each test. */
 export interface PlayerPage {
@@ -86,9 +92,11 @@ export async function openAdapterSession(): Promise<AdapterSession> {
     if (built.status === 'rejected') throw built.reason;
     if (launched.status === 'rejected') throw launched.reason;
     const browser: LaunchedChromium = launched.value;
+    const contentB = await makeRekeyedContent(CONTENT_DIR, SAMPLE.kid, B_KID);
+    closers.push(contentB.remove);
     const statics: StaticServer = await startStaticServer({
       '/content/': CONTENT_DIR,
-      '/content-b/': CONTENT_DIR,
+      '/content-b/': contentB.dir,
       '/content-download/': CONTENT_DIR,
       '/': built.value.dir,
     });
@@ -97,9 +105,11 @@ export async function openAdapterSession(): Promise<AdapterSession> {
     closers.push(site.close);
     const emulator = await startEmulator({
       sites: [{ ...SITE, gatewayUrl: `${site.url}/gateway/json`, gatewayFormat: 'json' }],
-      keys: Object.fromEntries(
-        Object.values(ASSETS).map((cid) => [cid, { kid: SAMPLE.kid, key: SAMPLE.key }]),
-      ),
+      keys: {
+        [ASSETS.a]: { kid: SAMPLE.kid, key: SAMPLE.key },
+        [ASSETS.b]: { kid: B_KID, key: SAMPLE.key },
+        [ASSETS.download]: { kid: SAMPLE.kid, key: SAMPLE.key },
+      },
       allowedOrigins: [statics.origin],
       tokenValiditySeconds: TOKEN_WINDOW_SECONDS,
     });

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { e2eSkipped, SKIP_NOTICE } from '../support/chromium.ts';
 import { ENVELOPE, GATE_HEADER } from '../support/license-gate.ts';
 import { PLAYERS, type AdapterSetup, type PlayerName } from './page/adapter-api.ts';
-import { ASSETS, useAdapterSession, type AdapterSession } from './adapter-session.ts';
+import { ASSETS, B_KID, useAdapterSession, type AdapterSession } from './adapter-session.ts';
 import { expectDecryptedPlayback, firstAppError } from './playback-proof.ts';
 
 const skip = e2eSkipped();
@@ -26,6 +26,9 @@ const manifestOf = (session: AdapterSession, player: PlayerName, dir: string) =>
 /** The cids of the licenses the emulator issued: the cid is read from the token the request carried. */
 const issuedCids = (flow: FlowEvent[]) =>
   flow.flatMap((e) => (e.type === 'license-issued' ? [e.cid] : []));
+/** The key IDs of the licenses issued for `cid`. */
+const issuedKids = (flow: FlowEvent[], cid: string) =>
+  flow.flatMap((e) => (e.type === 'license-issued' && e.cid === cid ? e.kids : []));
 const verdictsOn = (flow: FlowEvent[]) =>
   flow.flatMap((e) =>
     e.type === 'license-denied'
@@ -133,66 +136,62 @@ describe.skipIf(skip)('a viewing session on one player', () => {
     );
   });
 
-  // One retry, on purpose and only here: B and the download are the sample content under other
-  // paths (the same key ID as A), so Shaka can keep A's key for B and ask no license for B at all
-  // (seen once in four CI runs: B played to its end, no license for B). The assertions are all kept;
-  // the fix is a content with its own key for B (pnpm content --new-key into another folder).
-  test(
-    'Shaka: a Storage download completes while the player unloads A and loads B',
-    { retry: 1 },
-    async () => {
-      const site = session.site.url;
-      const { page, flow, siteLog } = await start(session, 'shaka', {
-        options: {
-          name: ASSETS.a,
-          tokenUrlFor: {
-            [ASSETS.a]: `${site}/token`,
-            [ASSETS.b]: `${site}/token`,
-            [ASSETS.download]: `${site}/token?delay=1500`,
-          },
-          licenseServer: licenseServer(),
+  // B names its own key ID (adapter-session.ts): Shaka cannot play it on A's key, it must ask B's
+  // license while the download's token is still held.
+  test('Shaka: a Storage download completes while the player unloads A and loads B', async () => {
+    const site = session.site.url;
+    const { page, flow, siteLog } = await start(session, 'shaka', {
+      options: {
+        name: ASSETS.a,
+        tokenUrlFor: {
+          [ASSETS.a]: `${site}/token`,
+          [ASSETS.b]: `${site}/token`,
+          [ASSETS.download]: `${site}/token?delay=1500`,
         },
+        licenseServer: licenseServer(),
+      },
+    });
+    await expectDecryptedPlayback(page, 'shaka');
+    // A slow CDN: the download is still under way when the player moves on.
+    session.statics.latencyMs = 500;
+    try {
+      await page.store('shaka', {
+        cid: ASSETS.download,
+        manifestUrl: manifestOf(session, 'shaka', 'content-download'),
       });
-      await expectDecryptedPlayback(page, 'shaka');
-      // A slow CDN: the download is still under way when the player moves on.
-      session.statics.latencyMs = 500;
-      try {
-        await page.store('shaka', {
-          cid: ASSETS.download,
-          manifestUrl: manifestOf(session, 'shaka', 'content-download'),
-        });
-        // The download's token is on its way (held by the site) when the player moves on.
-        const heldDownload = () =>
-          siteLog().filter((e) => e.source === 'connection' && e.path.includes('delay=1500'));
-        await expect.poll(() => heldDownload().map((e) => e.event.type)).toEqual(['held']);
-        await page.next('shaka', {
-          cid: ASSETS.b,
-          manifestUrl: manifestOf(session, 'shaka', 'content-b'),
-        });
-        const status = await page.waitFor(
-          'shaka',
-          'the download',
-          (s) => s.stored !== undefined,
-          30_000,
-        );
-        expect(status.stored).toBe('done');
-        expect(heldDownload().map((e) => e.event.type)).toEqual(['held']);
-        // B's token was asked for before the download's arrived: the switch came while it was held.
-        const decisions = siteLog().flatMap((e) =>
-          e.source === 'token' && e.event.type !== 'rejected' && e.event.type !== 'error'
-            ? [`${e.event.type} ${e.event.cid}`]
-            : [],
-        );
-        expect(decisions.indexOf(`request ${ASSETS.b}`)).toBeLessThan(
-          decisions.indexOf(`decision ${ASSETS.download}`),
-        );
-      } finally {
-        session.statics.latencyMs = 0;
-      }
-      await expectNextPlays(session, 'shaka', ASSETS.b);
-      expect(inTurn(issuedCids(flow()))).toEqual([ASSETS.a, ASSETS.b]);
-    },
-  );
+      // The download's token is on its way (held by the site) when the player moves on.
+      const heldDownload = () =>
+        siteLog().filter((e) => e.source === 'connection' && e.path.includes('delay=1500'));
+      await expect.poll(() => heldDownload().map((e) => e.event.type)).toEqual(['held']);
+      await page.next('shaka', {
+        cid: ASSETS.b,
+        manifestUrl: manifestOf(session, 'shaka', 'content-b'),
+      });
+      const status = await page.waitFor(
+        'shaka',
+        'the download',
+        (s) => s.stored !== undefined,
+        30_000,
+      );
+      expect(status.stored).toBe('done');
+      expect(heldDownload().map((e) => e.event.type)).toEqual(['held']);
+      // B's token was asked for before the download's arrived: the switch came while it was held.
+      const decisions = siteLog().flatMap((e) =>
+        e.source === 'token' && e.event.type !== 'rejected' && e.event.type !== 'error'
+          ? [`${e.event.type} ${e.event.cid}`]
+          : [],
+      );
+      expect(decisions.indexOf(`request ${ASSETS.b}`)).toBeLessThan(
+        decisions.indexOf(`decision ${ASSETS.download}`),
+      );
+    } finally {
+      session.statics.latencyMs = 0;
+    }
+    await expectNextPlays(session, 'shaka', ASSETS.b);
+    expect(inTurn(issuedCids(flow()))).toEqual([ASSETS.a, ASSETS.b]);
+    // B's license was asked for and carried B's own key ID.
+    expect(issuedKids(flow(), ASSETS.b)).toEqual([B_KID]);
+  });
 
   describe("the app's own envelope around the challenge, and a first token refused with 7011", () => {
     test.each(['shaka', 'hls', 'dash'] as const)(

@@ -112,10 +112,11 @@ export function attachLicenseAuth(
   const originals = new WeakMap<ShakaRequest, { body: ShakaRequest['body']; headers: Headers }>();
   const request = net.request;
   net.request = function (this: NetworkingEngine, type, made, context) {
-    if (type === RequestType.LICENSE) {
-      originals.set(made, { body: made.body, headers: { ...made.headers } });
-    }
-    return request.call(this, type, made, context);
+    if (type !== RequestType.LICENSE) return request.call(this, type, made, context);
+    originals.set(made, { body: made.body, headers: { ...made.headers } });
+    const operation = request.call(this, type, made, context);
+    filters.track(made, operation);
+    return operation;
   };
   const filters = createLicenseFilters({
     engine,

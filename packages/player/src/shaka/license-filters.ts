@@ -38,7 +38,19 @@ export interface DownloadFailedEvent {
   httpResponseCode: number;
 }
 
+/** What the networking engine returns for a request: its outcome, and a way to abort it. */
+export interface Operation {
+  promise: PromiseLike<unknown>;
+  abort(): unknown;
+}
+
 export interface LicenseFilters {
+  /**
+   * Called by the networking engine's `request` as a license request is made, before anyone else
+   * holds its operation: the operation (Shaka's own attempts included, the one with a fresh token
+   * after a 401/403 too) is aborted when its load ends.
+   */
+  track(request: ShakaRequest, operation: Operation): void;
   requestFilter: RequestFilter;
   responseFilter: ResponseFilter;
   onDownloadFailed(event: DownloadFailedEvent): void;
@@ -56,6 +68,36 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   const resentLicenses = new WeakMap<ShakaRequest, ShakaResponse['data']>();
   const droppedErrors = new WeakSet<object>();
   const formed = new WeakSet<ShakaRequest>();
+  const operations = new WeakMap<ShakaRequest, Operation>();
+  // Requests aborted because the app moved on: their failure is kept from the app.
+  const abortedQuietly = new WeakSet<ShakaRequest>();
+  // Requests our filter holds (waiting for a token): the session's end rejects the filter with
+  // this package's ABORTED error, which says more than an aborted operation.
+  const filtering = new WeakSet<ShakaRequest>();
+
+  const track = (request: ShakaRequest, operation: Operation): void => {
+    operations.set(request, operation);
+    // Registered before the DRM engine's own handler, so the mark is there when it reports.
+    operation.promise.then(undefined, (error: unknown) => {
+      if (abortedQuietly.has(request) && typeof error === 'object' && error !== null) {
+        droppedErrors.add(error);
+      }
+    });
+  };
+
+  /** The request's operation ends with its load: the session's end aborts what is on the wire. */
+  const endWith = (request: ShakaRequest, session: LoadSession): void => {
+    const operation = operations.get(request);
+    if (!operation) return;
+    const abort = () => {
+      if (filtering.has(request)) return;
+      if (session.movedOn) abortedQuietly.add(request);
+      operation.abort();
+    };
+    session.signal.addEventListener('abort', abort, { once: true });
+    const done = () => session.signal.removeEventListener('abort', abort);
+    operation.promise.then(done, done);
+  };
 
   const authorise = async (
     request: ShakaRequest,
@@ -82,6 +124,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       );
       state = engine.begin(keySystem, drmType, cid, session);
       states.set(request, state);
+      endWith(request, session);
     }
     // Shaka keeps the body between attempts, so it is rewritten once (a re-send starts from the
     // CDM's own message again).
@@ -91,6 +134,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     }
     // Shaka resets headers before every attempt.
     const { session } = state;
+    filtering.add(request);
     try {
       const proxied = await engine.authorize(
         state,
@@ -108,6 +152,8 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       // callback keeps it from the app.
       if (session.movedOn && typeof error === 'object' && error !== null) droppedErrors.add(error);
       throw error;
+    } finally {
+      filtering.delete(request);
     }
   };
 
@@ -199,8 +245,11 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
 
   const dropped = (error: unknown) => {
     const cause = findLicenseAuthError(error);
-    return cause !== null && droppedErrors.has(cause);
+    if (cause !== null) return droppedErrors.has(cause);
+    // An operation aborted because its load ended: Shaka's LICENSE_REQUEST_FAILED wraps its error.
+    const inner = (error as { data?: unknown[] } | null)?.data?.[0];
+    return typeof inner === 'object' && inner !== null && droppedErrors.has(inner);
   };
 
-  return { requestFilter, responseFilter, onDownloadFailed, dropped };
+  return { track, requestFilter, responseFilter, onDownloadFailed, dropped };
 }

@@ -33,6 +33,8 @@ export interface VideoJsPlayer {
   error?: unknown;
   /** The source being played: names the load a license request belongs to. */
   currentSrc?(): string;
+  /** The source object given to `src()`: its `keySystems` may name a license URL of its own. */
+  currentSource?(): unknown;
   /** The tech, on which videojs-contrib-eme announces each key message before `getLicense`. */
   tech?(safety: boolean): EventSource | undefined;
 }
@@ -156,7 +158,12 @@ export function attachLicenseAuth(
       keySystem,
       drmType,
       cid,
-      url: given?.url ?? (engine.servers[keySystem] as string),
+      // The source's own URL first: the plugin merges its options over the source, which would
+      // drop a URL given as a string and let a plugin-wide URL win over the source's.
+      url:
+        licenseUrlOf(keySystemOf(player.currentSource?.(), keySystem)) ??
+        licenseUrlOf(given) ??
+        (engine.servers[keySystem] as string),
       body: message as ArrayBuffer,
       // What the plugin's own request would have sent (null values take a header out).
       headers: definedHeaders({ ...eme?.emeHeaders, ...given?.licenseHeaders }),
@@ -240,6 +247,21 @@ export function attachLicenseAuth(
   player.on('loadstart', onLoadStart);
   player.on('dispose', detach);
   return { keySystems, prefetch, load: engine.loads.name, detach, on: engine.emitter.on };
+}
+
+/** A source's options of one key system, as the app gave them to `player.src()`. */
+const keySystemOf = (source: unknown, keySystem: string): unknown =>
+  (source as { keySystems?: Record<string, unknown> } | null | undefined)?.keySystems?.[keySystem];
+
+/**
+ * The license URL in a key system's options, as videojs-contrib-eme reads it: the options
+ * themselves as a string, else `url`, else `licenseUri`.
+ */
+function licenseUrlOf(options: unknown): string | undefined {
+  if (typeof options === 'string') return options || undefined;
+  if (typeof options !== 'object' || options === null) return undefined;
+  const { url, licenseUri } = options as { url?: unknown; licenseUri?: unknown };
+  return [url, licenseUri].find((u): u is string => typeof u === 'string' && u !== '');
 }
 
 /** Headers with a value: the plugin takes out a header whose value is null. */

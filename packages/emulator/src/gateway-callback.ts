@@ -178,7 +178,16 @@ function fetchFailure(error: unknown, site: SiteConfig, limitMs: number): Emulat
   );
 }
 
+// Gateway URLs come from the config: a handful, each shortened once.
+const shortened = new Map<string, string>();
+
 function withoutQuery(url: string): string {
-  const u = new URL(url);
-  return `${u.origin}${u.pathname}`;
+  let short = shortened.get(url);
+  if (short === undefined) {
+    const u = new URL(url);
+    short = `${u.origin}${u.pathname}`;
+    if (shortened.size >= 1000) shortened.clear();
+    shortened.set(url, short);
+  }
+  return short;
 }

@@ -139,8 +139,11 @@ export function nodePost(url: URL, body: string, timeoutMs: number): Promise<Pos
 export function postVia(doFetch: typeof fetch | undefined): Post {
   if (doFetch !== undefined) return fetchPost(doFetch);
   const viaFetch = fetchPost((input, init) => globalThis.fetch(input, init));
+  // Gateway URLs come from the config: a handful, each parsed once.
+  const plain = new Map<string, URL | undefined>();
   return (url, body, timeoutMs) => {
-    const parsed = nodePostUsable() ? plainUrl(url) : undefined;
+    if (!plain.has(url)) plain.set(url, plainUrl(url));
+    const parsed = nodePostUsable() ? plain.get(url) : undefined;
     return parsed === undefined
       ? viaFetch(url, body, timeoutMs)
       : nodePost(parsed, body, timeoutMs);

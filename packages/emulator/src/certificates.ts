@@ -1,5 +1,6 @@
 import type { EmulatorConfig } from './config.ts';
 import { EmulatorError } from './errors.ts';
+import type { Answer, Call } from './http/exchange.ts';
 import { standInFairPlayCertificate, standInWidevineCertificate } from './stand-in.ts';
 import { bytesToBase64 } from './web/bytes.ts';
 
@@ -17,13 +18,13 @@ export const CERTIFICATE_PATHS = [
 export const isCertificatePath = (path: string): boolean =>
   (CERTIFICATE_PATHS as readonly string[]).includes(path);
 
-export function certificateResponse(request: Request, config: EmulatorConfig): Response {
-  const url = new URL(request.url);
-  const siteId = url.searchParams.get('siteId');
+export function certificateAnswer(call: Call, config: EmulatorConfig): Answer {
+  const path = call.path;
+  const siteId = new URLSearchParams(call.query).get('siteId');
   if (siteId === null || siteId === '') {
     throw new EmulatorError(
       'MISSING_PARAMETER',
-      `${url.pathname} needs the siteId query parameter: ${url.pathname}?siteId=<your site ID>.`,
+      `${path} needs the siteId query parameter: ${path}?siteId=<your site ID>.`,
       { parameter: 'siteId' },
       { field: 'siteId' },
     );
@@ -38,12 +39,14 @@ export function certificateResponse(request: Request, config: EmulatorConfig): R
   }
   const headers = { 'cache-control': 'no-store' };
   const binary = { ...headers, 'content-type': 'application/octet-stream' };
-  if (url.pathname === '/ri/widevineCert.do') {
-    return new Response(standInWidevineCertificate(), { headers: binary });
+  if (path === '/ri/widevineCert.do') {
+    return { status: 200, headers: binary, body: standInWidevineCertificate() };
   }
   const der = standInFairPlayCertificate();
-  if (url.pathname === '/ri/fpsCert.do') return new Response(der, { headers: binary });
-  return new Response(bytesToBase64(der), {
+  if (path === '/ri/fpsCert.do') return { status: 200, headers: binary, body: der };
+  return {
+    status: 200,
     headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' },
-  });
+    body: bytesToBase64(der),
+  };
 }

@@ -7,6 +7,7 @@ import {
   type RefusalReason,
   type ServiceRefusalBody,
 } from './errors.ts';
+import { answerJson, type Answer } from './http/exchange.ts';
 
 export type ServiceCodeOf = (reason: RefusalReason) => string;
 
@@ -44,18 +45,19 @@ export function serviceRefusal(
  * transport failures (no such path, foreign origin, body too large, a bug) in both, it is the HTTP
  * status with {error_code, message, detail} and header x-drm-error-code.
  */
-export function failureResponse(
+export function failureAnswer(
   error: EmulatorError,
   dialect: Dialect,
   codeOf: ServiceCodeOf,
   headers: Record<string, string>,
-): Response {
+): Answer {
   const code = error.code;
   if (dialect === 'service' && isRefusalReason(code)) {
-    return Response.json(serviceRefusal(error as EmulatorError & { code: RefusalReason }, codeOf), {
-      status: 200,
-      headers: { ...headers, 'cache-control': 'no-store' },
-    });
+    return answerJson(
+      serviceRefusal(error as EmulatorError & { code: RefusalReason }, codeOf),
+      { ...headers, 'cache-control': 'no-store' },
+      200,
+    );
   }
   const extra: Record<string, string> = {
     ...headers,
@@ -63,7 +65,7 @@ export function failureResponse(
     'cache-control': 'no-store',
   };
   if (code === 'METHOD_NOT_ALLOWED') extra['allow'] = String(error.detail?.['allow']);
-  return Response.json(error.toBody(), { status: error.status, headers: extra });
+  return answerJson(error.toBody(), extra, error.status);
 }
 
 /** The HTTP status a failure is answered with in a dialect. */

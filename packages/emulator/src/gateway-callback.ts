@@ -12,7 +12,7 @@ import type { SiteConfig } from './config.ts';
 import type { ClientCodeOf } from './dialect.ts';
 import { EmulatorError, type EmulatorErrorCode } from './errors.ts';
 import type { FlowRecorder } from './events.ts';
-import { readTextLimited } from './http/read-body.ts';
+import type { Post, PostAnswer } from './http/callback-post.ts';
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
@@ -27,7 +27,7 @@ export async function callGateway(
   url: string,
   request: GatewayRequest,
   flow: FlowRecorder,
-  options: { fetch: typeof fetch; timeoutMs: number; codeOf: ClientCodeOf },
+  options: { post: Post; timeoutMs: number; codeOf: ClientCodeOf },
 ): Promise<GatewayAnswer> {
   const body = await encodeGatewayRequestAsync(request, site.siteKey);
   const started = flow.elapsedMs();
@@ -56,22 +56,15 @@ export async function callGateway(
   const limit = options.timeoutMs;
   let status: number | undefined;
   try {
-    const signal = AbortSignal.timeout(limit);
-    let response: Response;
+    let response: PostAnswer;
     try {
-      response = await options.fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-        body,
-        redirect: 'manual',
-        signal,
-      });
+      response = await options.post(url, body, limit);
     } catch (error) {
       throw fetchFailure(error, site, limit);
     }
     status = response.status;
     if (status < 200 || status > 299) {
-      await response.body?.cancel().catch(() => {});
+      await response.discard();
       throw new EmulatorError(
         'GATEWAY_BAD_STATUS',
         `The gateway of site "${site.siteId}" answered HTTP ${status}; a gateway answers 200 with the encrypted answer as the body, even when it refuses (error_code other than "0000").`,
@@ -80,7 +73,7 @@ export async function callGateway(
     }
     let text: string | undefined;
     try {
-      text = await readTextLimited(response.body, MAX_ANSWER_BYTES);
+      text = await response.text(MAX_ANSWER_BYTES);
     } catch (error) {
       throw fetchFailure(error, site, limit);
     }
@@ -185,7 +178,16 @@ function fetchFailure(error: unknown, site: SiteConfig, limitMs: number): Emulat
   );
 }
 
+// Gateway URLs come from the config: a handful, each shortened once.
+const shortened = new Map<string, string>();
+
 function withoutQuery(url: string): string {
-  const u = new URL(url);
-  return `${u.origin}${u.pathname}`;
+  let short = shortened.get(url);
+  if (short === undefined) {
+    const u = new URL(url);
+    short = `${u.origin}${u.pathname}`;
+    if (shortened.size >= 1000) shortened.clear();
+    shortened.set(url, short);
+  }
+  return short;
 }

@@ -11,6 +11,7 @@ import type { ClientCodeOf } from './dialect.ts';
 import { EmulatorError } from './errors.ts';
 import type { FlowRecorder } from './events.ts';
 import { callGateway } from './gateway-callback.ts';
+import { postVia } from './http/callback-post.ts';
 import { faultRefusal, type FaultPlan } from './faults/fault-plan.ts';
 import { mpegCencV1 } from './token-grant.ts';
 import { base64ToBytes, bytesToHex } from './web/bytes.ts';
@@ -22,8 +23,11 @@ export interface GatewayAuthorizer {
 
 export interface GatewayOptions {
   /**
-   * The fetch used for callbacks; default the global one, looked up at each callback (so that a
-   * fetch patched later, as msw/node does, is the one used).
+   * The fetch used for callbacks. Default: on Node, outside a DOM environment, node:http with
+   * keep-alive connections (what load tests of a gateway need) as long as the global fetch is the
+   * one the runtime started with; else the global fetch, looked up at each callback (so that a
+   * fetch patched later, as msw/node does, is the one used). A fetch replaced before the emulator
+   * was loaded is only used when passed here.
    */
   fetch?: typeof fetch;
 }
@@ -46,7 +50,7 @@ export function createGatewayAuthorizer(
   const sites = new Map(
     config.sites.map((site) => [site.siteId, { site, key: customDataKey(site.siteKey) }]),
   );
-  const doFetch: typeof fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
+  const post = postVia(options.fetch);
 
   return {
     async authorize(json, flow) {
@@ -80,7 +84,7 @@ export function createGatewayAuthorizer(
       };
       if (data.oid !== undefined) request.oid = data.oid;
       const answer = await callGateway(site, site.gatewayUrl, request, flow, {
-        fetch: doFetch,
+        post,
         timeoutMs: config.gatewayTimeoutMs,
         codeOf: options.codeOf,
       });

@@ -1,5 +1,5 @@
 import { parseConfig, type EmulatorConfig, type EmulatorConfigInput } from './config.ts';
-import { clientCodes, deniedEvent, failureResponse, serviceCodes } from './dialect.ts';
+import { clientCodes, deniedEvent, failureAnswer, serviceCodes } from './dialect.ts';
 import { EmulatorError } from './errors.ts';
 import { createFlowRecorder, FlowEvents, type FlowRecorder } from './events.ts';
 import { FaultPlan } from './faults/fault-plan.ts';
@@ -7,11 +7,20 @@ import type { FaultInput } from './faults/fault-schema.ts';
 import type { GatewayOptions } from './gateway-mode.ts';
 import { createCorsPolicy } from './http/cors.ts';
 import {
+  answerJson,
+  answerOf,
+  callOfRequest,
+  responseOf,
+  withCore,
+  type Answer,
+  type Call,
+} from './http/exchange.ts';
+import {
   DEFAULT_EVENT_STREAM_LIMITS,
   eventStreamResponse,
   type EventStreamLimits,
 } from './http/sse.ts';
-import { CERTIFICATE_PATHS, certificateResponse, isCertificatePath } from './certificates.ts';
+import { CERTIFICATE_PATHS, certificateAnswer, isCertificatePath } from './certificates.ts';
 import { createLicenseFlow } from './license-flow.ts';
 import { STREAM_ID_HEADER } from './stream-id.ts';
 import { randomHex } from './web/crypto.ts';
@@ -93,7 +102,7 @@ export function createEmulatorHandler(
   const limits: EventStreamLimits = { ...DEFAULT_EVENT_STREAM_LIMITS, ...streamLimits };
   let openStreams = 0;
 
-  function eventStream(corsHeaders: Record<string, string>): Response {
+  function eventStream(corsHeaders: Record<string, string>): Answer {
     if (openStreams >= maxStreams) {
       throw new EmulatorError(
         'TOO_MANY_EVENT_STREAMS',
@@ -102,11 +111,11 @@ export function createEmulatorHandler(
       );
     }
     openStreams++;
-    return eventStreamResponse(events, corsHeaders, limits, () => openStreams--);
+    return answerOf(eventStreamResponse(events, corsHeaders, limits, () => openStreams--));
   }
 
-  function health(): Response {
-    return Response.json({
+  function health(): Answer {
+    return answerJson({
       status: 'ok',
       uptimeSeconds: Math.round((now() - startedAt) / 1000),
       sites: config.sites.map((s) => ({
@@ -121,11 +130,11 @@ export function createEmulatorHandler(
   }
 
   async function route(
-    request: Request,
+    call: Call,
     flow: FlowRecorder,
     corsHeaders: Record<string, string>,
-  ): Promise<Response> {
-    const { pathname } = new URL(request.url);
+  ): Promise<Answer> {
+    const pathname = call.path;
     const certificate = isCertificatePath(pathname);
     const method = isLicensePath(pathname) ? 'POST' : certificate ? 'GET' : GET_PATHS[pathname];
     if (method === undefined) {
@@ -134,34 +143,36 @@ export function createEmulatorHandler(
         `No such path ${pathname}: the emulator serves POST /ri/licenseManager.do (also /ri/clearkey/licenseManager.do and /license), GET ${CERTIFICATE_PATHS.join(', ')} (?siteId=), GET /events and GET /health.`,
       );
     }
-    if (request.method !== method && !(method === 'GET' && request.method === 'HEAD')) {
+    if (call.method !== method && !(method === 'GET' && call.method === 'HEAD')) {
       throw new EmulatorError(
         'METHOD_NOT_ALLOWED',
-        `${pathname} takes ${method}, not ${request.method}.`,
+        `${pathname} takes ${method}, not ${call.method}.`,
         { allow: method },
       );
     }
-    if (method === 'POST') return (await arrivalFault(flow)) ?? license(request, flow);
-    if (certificate) return certificateResponse(request, config);
+    if (method === 'POST') return (await arrivalFault(flow)) ?? license(call, flow);
+    if (certificate) return certificateAnswer(call, config);
     if (pathname === '/health') return health();
     return eventStream(corsHeaders);
   }
 
-  const handler = async (request: Request): Promise<Response> => {
-    const origin = request.headers.get('origin');
-    if (request.method === 'OPTIONS') {
+  // The core: a call in, a plain answer out. The node server runs it as it is; the web handler
+  // below wraps it.
+  const core = async (call: Call): Promise<Answer> => {
+    const origin = call.header('origin');
+    if (call.method === 'OPTIONS') {
       const headers = cors.preflightHeaders(origin);
       if (headers === 'denied') return fail(originDenied(origin), {});
-      return new Response(null, { status: 204, headers });
+      return { status: 204, headers, body: null };
     }
     const corsHeaders = cors.headersFor(origin);
     if (corsHeaders === 'denied') return fail(originDenied(origin), {});
     const requestId = randomHex(6);
     const flow = createFlowRecorder(events, requestId);
-    const isLicense = isLicensePath(new URL(request.url).pathname);
-    let response: Response;
+    const isLicense = isLicensePath(call.path);
+    let answer: Answer;
     try {
-      response = await route(request, flow, corsHeaders);
+      answer = await route(call, flow, corsHeaders);
     } catch (error) {
       const known =
         error instanceof EmulatorError
@@ -179,32 +190,35 @@ export function createEmulatorHandler(
           options.onInternalError?.(emitError);
         }
       }
-      response = fail(known, corsHeaders);
+      answer = fail(known, corsHeaders);
     }
-    for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
-    response.headers.set('x-drm-request-id', requestId);
-    return response;
+    Object.assign(answer.headers, corsHeaders);
+    answer.headers['x-drm-request-id'] = requestId;
+    return answer;
   };
-  function fail(error: EmulatorError, headers: Record<string, string>): Response {
-    return failureResponse(error, config.dialect, codeOf, headers);
+  const handler = async (request: Request): Promise<Response> =>
+    responseOf(await core(callOfRequest(request)));
+  function fail(error: EmulatorError, headers: Record<string, string>): Answer {
+    return failureAnswer(error, config.dialect, codeOf, headers);
   }
 
   /**
    * Faults that strike before the service decides anything: a slow answer waits and goes on; an
    * HTTP 5xx is what a proxy or load balancer in front of the service answers, not a JSON refusal.
    */
-  async function arrivalFault(flow: FlowRecorder): Promise<Response | undefined> {
+  async function arrivalFault(flow: FlowRecorder): Promise<Answer | undefined> {
     const slow = faults.strike('arrival', flow, ['slow']);
     if (slow?.fault === 'slow') await new Promise((done) => setTimeout(done, slow.ms));
     const failure = faults.strike('arrival', flow, ['http-error']);
     if (failure?.fault !== 'http-error') return undefined;
-    return new Response(`${failure.status} (injected fault http-error of the emulator)\n`, {
+    return {
       status: failure.status,
       headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
-    });
+      body: `${failure.status} (injected fault http-error of the emulator)\n`,
+    };
   }
 
-  return Object.assign(handler, { events, config, faults });
+  return withCore(Object.assign(handler, { events, config, faults }), core);
 }
 
 const GET_PATHS: Partial<Record<string, 'GET'>> = { '/events': 'GET', '/health': 'GET' };

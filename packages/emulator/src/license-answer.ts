@@ -1,5 +1,6 @@
 import type { ResponseFormat } from './authorization.ts';
 import type { ClearKeyLicense } from './clearkey-license.ts';
+import { answerJson, type Answer } from './http/exchange.ts';
 import type { LicenseDrm } from './license-body.ts';
 import { licenseDuration, type EffectivePolicy } from './policy.ts';
 import { standInPlayReadyResponse } from './stand-in.ts';
@@ -118,14 +119,14 @@ export function jsonAnswer(
 }
 
 /** The answer to a granted request in the token's response format. */
-export function licenseResponse(
+export function licenseAnswer(
   license: IssuedLicense,
   format: ResponseFormat,
   policy: EffectivePolicy,
   device: DeviceInfo,
   headers: Record<string, string>,
-): Response {
-  if (format !== 'original') return Response.json(jsonAnswer(license, policy, device), { headers });
+): Answer {
+  if (format !== 'original') return answerJson(jsonAnswer(license, policy, device), headers);
   const { body, contentType } = originalAnswer(license);
-  return new Response(body, { headers: { ...headers, 'content-type': contentType } });
+  return { status: 200, headers: { ...headers, 'content-type': contentType }, body };
 }

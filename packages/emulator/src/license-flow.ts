@@ -7,8 +7,8 @@ import type { FlowRecorder } from './events.ts';
 import { faultRefusal, type FaultPlan } from './faults/fault-plan.ts';
 import { createGatewayAuthorizer, type GatewayOptions } from './gateway-mode.ts';
 import { selectKeys } from './key-selection.ts';
-import { deviceInfo, licenseResponse, type IssuedLicense } from './license-answer.ts';
-import { readBytesLimited } from './http/read-body.ts';
+import { deviceInfo, licenseAnswer, type IssuedLicense } from './license-answer.ts';
+import type { Answer, Call } from './http/exchange.ts';
 import { licenseDrmOf, readLicenseBody } from './license-body.ts';
 import { MAX_LICENSE_REQUEST_BYTES } from './license-request.ts';
 import { standInLicenseBytes } from './stand-in.ts';
@@ -34,7 +34,7 @@ export interface LicenseFlowOptions extends GatewayOptions {
 export function createLicenseFlow(
   config: EmulatorConfig,
   options: LicenseFlowOptions,
-): (request: Request, flow: FlowRecorder) => Promise<Response> {
+): (call: Call, flow: FlowRecorder) => Promise<Answer> {
   const { now, codeOf, faults } = options;
   const header = config.customDataHeader;
   const tokens = createTokenAuthorizer(config);
@@ -44,22 +44,21 @@ export function createLicenseFlow(
     defaultIntervalSeconds: config.renewalIntervalSeconds,
   });
 
-  async function license(request: Request, flow: FlowRecorder): Promise<Response> {
-    refuseMode(request);
-    const bytes = await readBytesLimited(request.body, MAX_LICENSE_REQUEST_BYTES);
+  async function license(call: Call, flow: FlowRecorder): Promise<Answer> {
+    refuseMode(call);
+    const bytes = await call.body(MAX_LICENSE_REQUEST_BYTES);
     if (bytes === undefined) {
       throw new EmulatorError(
         'PAYLOAD_TOO_LARGE',
         `The license request body is larger than ${MAX_LICENSE_REQUEST_BYTES} bytes; a license request is a few hundred bytes to a few KiB.`,
       );
     }
-    const body = readLicenseBody(bytes, request.headers.get('content-type'));
+    const body = readLicenseBody(bytes, call.header('content-type'));
     // A PlayReady challenge may carry the token in its <CustomData>; header and query come first.
     const value =
-      readLicenseValue(request, header) ??
-      (body.shape === 'playready' ? body.customData : undefined);
-    const named = attempt(() => readStreamId(request));
-    const origin = request.headers.get('origin');
+      readLicenseValue(call, header) ?? (body.shape === 'playready' ? body.customData : undefined);
+    const named = attempt(() => readStreamId(call));
+    const origin = call.header('origin');
     const streamId = named.value;
     flow.emit({
       type: 'license-request',
@@ -83,7 +82,7 @@ export function createLicenseFlow(
         { field: header },
       );
     }
-    if (isClearKeyPath(request) && body.shape !== 'clearkey') {
+    if (call.path === CLEARKEY_PATH && body.shape !== 'clearkey') {
       throw body.shape === 'json' ? body.error : licenseDrmOf({ shape: 'other', bytes }, '');
     }
     if (named.error !== undefined) throw named.error;
@@ -97,11 +96,7 @@ export function createLicenseFlow(
     const requested = body.shape === 'clearkey' ? body.request.kids : [];
     const keys = selectKeys(requested, auth.cid, auth.grant.externalKeys, config.keys);
     // The device is what the request says of itself: streams are counted per user and device.
-    const device = await deviceInfo(
-      request.headers.get('user-agent'),
-      streamId ?? flow.requestId,
-      drm,
-    );
+    const device = await deviceInfo(call.header('user-agent'), streamId ?? flow.requestId, drm);
     const identity = {
       siteId: auth.siteId,
       userId: auth.userId,
@@ -140,7 +135,7 @@ export function createLicenseFlow(
         countsForSeconds: stream.countsForSeconds,
       },
     });
-    return licenseResponse(issued, auth.responseFormat, policy, device, {
+    return licenseAnswer(issued, auth.responseFormat, policy, device, {
       'x-drm-license-policy': JSON.stringify(policy),
       'x-drm-license-drm': drm,
       'cache-control': 'no-store',
@@ -184,8 +179,9 @@ export function createLicenseFlow(
  * The service takes a `mode` query parameter for other requests than a license (NCG's
  * `mode=getserverinfo`, say); the emulator serves none of them: 9999, requested mode not supported.
  */
-function refuseMode(request: Request): void {
-  const mode = new URL(request.url).searchParams.get('mode');
+function refuseMode(call: Call): void {
+  if (call.query === '') return;
+  const mode = new URLSearchParams(call.query).get('mode');
   if (mode === null) return;
   throw new EmulatorError(
     'UNSUPPORTED_MODE',
@@ -195,8 +191,7 @@ function refuseMode(request: Request): void {
   );
 }
 
-const isClearKeyPath = (request: Request): boolean =>
-  new URL(request.url).pathname === '/ri/clearkey/licenseManager.do';
+const CLEARKEY_PATH = '/ri/clearkey/licenseManager.do';
 
 function attempt<T>(run: () => T): { value?: T; error?: unknown } {
   try {

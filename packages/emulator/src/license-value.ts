@@ -1,4 +1,5 @@
 import { EmulatorError } from './errors.ts';
+import type { Call } from './http/exchange.ts';
 import { base64ToBytes, utf8Text } from './web/bytes.ts';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -9,10 +10,11 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  * query). The query is split by hand because URLSearchParams reads "+" as a space, and a base64
  * value put in a URL without escaping keeps its "+".
  */
-export function readLicenseValue(request: Request, name: string): string | undefined {
-  const header = request.headers.get(name);
+export function readLicenseValue(call: Call, name: string): string | undefined {
+  const header = call.header(name);
   if (header !== null && header.trim() !== '') return header.trim();
-  const query = new URL(request.url).search.slice(1);
+  const query = call.query;
+  if (query === '') return undefined;
   for (const pair of query.split('&')) {
     const at = pair.indexOf('=');
     if (at <= 0 || decode(pair.slice(0, at)).toLowerCase() !== name) continue;

@@ -1,4 +1,5 @@
 import { EmulatorError } from './errors.ts';
+import type { Call } from './http/exchange.ts';
 
 /**
  * Where a player may name its stream (see Streams in the README): the emulator's own, optional. A
@@ -13,10 +14,10 @@ export const STREAM_ID_QUERY = 'stream_id';
 const MAX_STREAM_ID = 128;
 
 /** The player's name for its stream, if it gives one: 1 to 128 printable ASCII characters. */
-export function readStreamId(request: Request): string | undefined {
+export function readStreamId(call: Call): string | undefined {
   const value =
-    request.headers.get(STREAM_ID_HEADER) ??
-    new URL(request.url).searchParams.get(STREAM_ID_QUERY) ??
+    call.header(STREAM_ID_HEADER) ??
+    (call.query === '' ? null : new URLSearchParams(call.query).get(STREAM_ID_QUERY)) ??
     undefined;
   if (value === undefined) return undefined;
   const trimmed = value.trim();

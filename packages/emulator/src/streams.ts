@@ -56,6 +56,9 @@ export interface StreamDecision {
   countsForSeconds: number;
   /** The registry's name for the stream (unique for a request without a stream ID). */
   streamKey: string;
+  /** The registry's names for the user and for user + cid, made once by check() for commit(). */
+  userKey: string;
+  entitlementKey: string;
 }
 
 /** What the registry holds: counts, for tests and the README's bounds. */
@@ -111,7 +114,8 @@ export class StreamRegistry {
 
   /** Checks the request against the durations and the stream limit; records nothing. */
   check(identity: StreamIdentity, policy: EffectivePolicy, nowMs: number): StreamDecision {
-    const first = this.#firstLicense.get(entitlementKey(identity));
+    const entitlement = entitlementKey(identity);
+    const first = this.#firstLicense.get(entitlement);
     for (const name of ['playback_duration', 'rental_duration'] as const) {
       const limit = policy[name];
       if (first !== undefined && limit !== undefined && limit > 0) {
@@ -166,18 +170,18 @@ export class StreamRegistry {
       activeStreams: others + 1,
       countsForSeconds: this.#intervalOf(policy) + this.#options.graceSeconds,
       streamKey: key,
+      userKey: name,
+      entitlementKey: entitlement,
     };
   }
 
   /** Records the issued license: the stream (re)starts counting now. */
   commit(decision: StreamDecision, policy: EffectivePolicy, nowMs: number): void {
-    const { identity, streamKey: key } = decision;
-    const entitlement = entitlementKey(identity);
+    const { streamKey: key, userKey: name, entitlementKey: entitlement } = decision;
     if (!this.#firstLicense.has(entitlement)) {
       this.#firstLicense.set(entitlement, nowMs);
       bound(this.#firstLicense, this.#options.maxEntries);
     }
-    const name = userKey(identity);
     const user = this.#users.get(name) ?? { streams: new Map(), heap: [] };
     // Re-inserted, so that the map's order is the order of last use and the bounds drop the oldest.
     this.#users.delete(name);

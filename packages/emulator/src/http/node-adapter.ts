@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
-import { nodeRequest } from './node-request.ts';
+import { answerOf, coreOf, type Answer } from './exchange.ts';
+import { nodeCall, nodeRequest } from './node-request.ts';
 
 type WebHandler = (request: Request) => Promise<Response>;
 
@@ -8,14 +9,22 @@ type WebHandler = (request: Request) => Promise<Response>;
  * Serves a web-standard handler from node:http. It only converts between Node's and the web's types;
  * every decision is the handler's. A whole answer goes out in one socket write, head and body
  * together; an event stream (text/event-stream) is streamed and cancelled when the client goes away.
- * Load tests of a site run against this server, so it builds no web objects it can do without.
+ * Load tests of a site run against this server, so it builds no web objects it can do without: an
+ * emulator handler's core is served directly, a node message in, a plain answer out.
  */
 export function toNodeListener(
   handler: WebHandler,
   onError: (error: unknown) => void = () => {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const core = coreOf(handler);
+  const serve =
+    core === undefined
+      ? async (req: IncomingMessage, res: ServerResponse) =>
+          write(answerOf(await handler(nodeRequest(req, res))), req, res)
+      : async (req: IncomingMessage, res: ServerResponse) =>
+          write(await core(nodeCall(req)), req, res);
   return (req, res) => {
-    serve(handler, req, res).catch((error: unknown) => {
+    serve(req, res).catch((error: unknown) => {
       // Writing to a client that has gone away is nobody's failure.
       if (res.destroyed && !res.writableFinished) return;
       onError(error);
@@ -37,33 +46,37 @@ export function toNodeListener(
   };
 }
 
-async function serve(
-  handler: WebHandler,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
+async function write(answer: Answer, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = req.method ?? 'GET';
-  const response = await handler(nodeRequest(req, res));
+  const { status, body } = answer;
+  // In the order a web Headers object lists them (by name), as this server has always sent them.
   const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
+  for (const name of Object.keys(answer.headers).sort()) {
+    headers[name.toLowerCase()] = answer.headers[name] as string;
+  }
   // A body the handler stopped reading (too large) is not drained: the connection is closed instead.
   if (!req.complete && method !== 'GET' && method !== 'HEAD') headers['connection'] = 'close';
-  if (response.body === null || method === 'HEAD') {
-    await response.body?.cancel().catch(() => {});
-    res.writeHead(response.status, headers);
+  if (body === null || method === 'HEAD') {
+    if (body instanceof ReadableStream) await body.cancel().catch(() => {});
+    res.writeHead(status, headers);
     res.end();
     return;
   }
-  if (!(headers['content-type'] ?? '').startsWith('text/event-stream')) {
-    const body = Buffer.from(await response.arrayBuffer());
-    headers['content-length'] = String(body.byteLength);
-    res.writeHead(response.status, headers);
-    res.end(body);
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    headers['content-length'] = String(bytes.byteLength);
+    res.writeHead(status, headers);
+    res.end(bytes);
     return;
   }
-  await stream(response.body, res, response.status, headers);
+  if (!(headers['content-type'] ?? '').startsWith('text/event-stream')) {
+    const bytes = Buffer.from(await new Response(body).arrayBuffer());
+    headers['content-length'] = String(bytes.byteLength);
+    res.writeHead(status, headers);
+    res.end(bytes);
+    return;
+  }
+  await stream(body, res, status, headers);
 }
 
 async function stream(

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EmulatorError } from '../errors.ts';
+import type { Call } from './exchange.ts';
 
 /**
  * The web Request of a node:http message, as little of it as the handler reads: method, url,
@@ -43,6 +44,99 @@ export function nodeRequest(req: IncomingMessage, res: ServerResponse): Request 
     if (hasBody) Object.assign(init, { body: fast.body, duplex: 'half' });
     return new Request(href(), init);
   });
+}
+
+/**
+ * The core's {@link Call} of a node:http message: no web object, and no URL parse for a plain
+ * request target (see splitTarget). The body is read straight from the message.
+ */
+export function nodeCall(req: IncomingMessage): Call {
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const { path, query } = splitTarget(req);
+  return {
+    method,
+    path,
+    query,
+    header: headerOf(req),
+    body: (limit) => (hasBody ? readBody(req, limit) : Promise.resolve(new Uint8Array(0))),
+  };
+}
+
+// A target made of these characters only has the same path and query after a URL parse (no dot
+// segment, no percent escape, no character the parser would escape, no "//" authority); any other
+// target takes the URL parser's reading.
+const PLAIN_PATH = /^\/(?!\/)[\w.~/-]*$/;
+const PLAIN_QUERY = /^[\w.~!$&()*+,;=:@/?%-]*$/;
+
+function splitTarget(req: IncomingMessage): { path: string; query: string } {
+  const target = req.url ?? '/';
+  const at = target.indexOf('?');
+  const path = at < 0 ? target : target.slice(0, at);
+  const query = at < 0 ? '' : target.slice(at + 1);
+  if (PLAIN_PATH.test(path) && !path.includes('/.') && PLAIN_QUERY.test(query)) {
+    return { path, query };
+  }
+  const url = new URL(urlOf(req));
+  return { path: url.pathname, query: url.search.slice(1) };
+}
+
+/**
+ * The body's bytes up to `limit`; undefined as soon as it is larger, and the message is paused so
+ * that the upload stops (the server then closes the connection). A client that hangs up mid-body
+ * gets the same refusal as through {@link bodyStream}.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
+  if (req.readableEnded) return Promise.resolve(new Uint8Array(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        stop();
+        req.pause();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(joined(chunks, size));
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    // Stays on after the body is read: an error without a listener would be thrown.
+    req.once('error', () => {
+      stop();
+      reject(
+        new EmulatorError(
+          'BAD_LICENSE_REQUEST',
+          'The client closed the connection before it had sent the whole request body.',
+        ),
+      );
+    });
+  });
+}
+
+/** The chunks as one Uint8Array (not a Buffer, whose slice() is a view): no copy for one chunk. */
+function joined(chunks: readonly Buffer[], size: number): Uint8Array {
+  if (chunks.length === 1) {
+    const only = chunks[0] as Buffer;
+    return new Uint8Array(only.buffer, only.byteOffset, only.byteLength);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
 
 /** An object of `proto`'s class whose `fast` members answer directly, every other one from `build()`. */

@@ -1,6 +1,6 @@
 /**
- * Byte encodings on what every runtime has (atob, btoa, TextEncoder), so that the service logic runs
- * in Node and in a browser page (the msw kit) alike. No Buffer here.
+ * Byte encodings on what every runtime has (TextEncoder, TextDecoder) and plain tables, so that the
+ * service logic runs in Node and in a browser page (the msw kit) alike. No Buffer here.
  */
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -8,53 +8,84 @@ const decoder = new TextDecoder();
 export const utf8Bytes = (text: string): Uint8Array<ArrayBuffer> => encoder.encode(text);
 export const utf8Text = (bytes: Uint8Array): string => decoder.decode(bytes);
 
-/** Latin-1 text of bytes, one character per byte: what btoa takes. */
-function binary(bytes: Uint8Array): string {
-  let text = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const URL_ALPHABET = `${ALPHABET.slice(0, 62)}-_`;
+
+// By table rather than btoa: btoa needs a Latin-1 string of the bytes first, and a license request
+// encodes a few short values (key IDs, keys) where building that string costs more than the rest.
+function encode(bytes: Uint8Array, alphabet: string, pad: boolean): string {
+  let out = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n =
+      ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number);
+    out +=
+      alphabet.charAt(n >> 18) +
+      alphabet.charAt((n >> 12) & 63) +
+      alphabet.charAt((n >> 6) & 63) +
+      alphabet.charAt(n & 63);
   }
-  return text;
+  const left = bytes.length - i;
+  if (left === 0) return out;
+  const n = ((bytes[i] as number) << 16) | (left === 2 ? (bytes[i + 1] as number) << 8 : 0);
+  out += alphabet.charAt(n >> 18) + alphabet.charAt((n >> 12) & 63);
+  if (left === 2) out += alphabet.charAt((n >> 6) & 63);
+  return pad ? out + (left === 2 ? '=' : '==') : out;
 }
 
-export const bytesToBase64 = (bytes: Uint8Array): string => btoa(binary(bytes));
+export const bytesToBase64 = (bytes: Uint8Array): string => encode(bytes, ALPHABET, true);
 
-export const bytesToBase64url = (bytes: Uint8Array): string =>
-  bytesToBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+export const bytesToBase64url = (bytes: Uint8Array): string => encode(bytes, URL_ALPHABET, false);
 
-const VALUES = new Map<string, number>(
-  [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].map((c, i) => [c, i]),
-);
-VALUES.set('-', 62);
-VALUES.set('_', 63);
+/** The 6-bit value of each ASCII character of both alphabets, -1 for any other. */
+const VALUES = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) VALUES[ALPHABET.charCodeAt(i)] = i;
+VALUES['-'.charCodeAt(0)] = 62;
+VALUES['_'.charCodeAt(0)] = 63;
+const PAD = '='.charCodeAt(0);
 
 /**
  * Decodes base64 or base64url leniently, as a lenient server does: characters outside both
  * alphabets are skipped and the first "=" ends the data. Checks of the form belong to the callers.
  */
 export function base64ToBytes(text: string): Uint8Array {
-  const out: number[] = [];
+  const out = new Uint8Array((text.length * 3) >> 2);
+  let length = 0;
   let bits = 0;
   let count = 0;
-  for (const c of text) {
-    if (c === '=') break;
-    const value = VALUES.get(c);
-    if (value === undefined) continue;
-    bits = (bits << 6) | value;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === PAD) break;
+    // Other characters, surrogate halves included, are skipped.
+    const value = c < 128 ? (VALUES[c] as number) : -1;
+    if (value < 0) continue;
+    bits = ((bits << 6) | value) & 0xffffff;
     count += 6;
     if (count >= 8) {
       count -= 8;
-      out.push((bits >> count) & 0xff);
+      out[length++] = (bits >> count) & 0xff;
     }
   }
-  return Uint8Array.from(out);
+  return length === out.length ? out : out.slice(0, length);
 }
+
+const HEX_DIGIT = /^[0-9a-fA-F]*$/;
 
 export function hexToBytes(hex: string): Uint8Array {
   const out = new Uint8Array(hex.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  if (!HEX_DIGIT.test(hex)) {
+    // Not hex: what parseInt makes of each pair, as ever (callers check the form first).
+    for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+    return out;
+  }
+  for (let i = 0; i < out.length; i++) {
+    out[i] = (nibble(hex.charCodeAt(i * 2)) << 4) | nibble(hex.charCodeAt(i * 2 + 1));
+  }
   return out;
 }
+
+/** The value of a hex digit's character code: 0-9, then a-f or A-F (bit 0x20 is the case). */
+const nibble = (c: number): number => (c <= 57 ? c - 48 : (c | 0x20) - 87);
 
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 

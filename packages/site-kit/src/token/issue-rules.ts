@@ -14,6 +14,7 @@ import {
 } from '../schemas/policy-v2.ts';
 import { RESPONSE_FORMATS, type ResponseFormat } from '../schemas/response-format.ts';
 import type { HashedFields } from './hash-input.ts';
+import { tokenPolicyText } from './policy-v1-text.ts';
 
 // What issuing a token is, whichever crypto runs it: the options' rules, the policy's canonical
 // text, and the token JSON around the encrypted policy and the hash.
@@ -208,6 +209,9 @@ export interface CanonicalPolicy {
 const V2_PREFIX = '{"policy_version":2';
 
 export function canonicalPolicy(policy: unknown): CanonicalPolicy {
+  // The common v1 policy is checked and written in one walk; anything else goes to the schemas.
+  const fast = tokenPolicyText(policy);
+  if (fast !== undefined) return { data: fast.json, v2: false, parsed: fast.parsed };
   const parsed = parsePolicy(policy);
   const data = JSON.stringify(parsed);
   return { data, v2: data.startsWith(V2_PREFIX), parsed };

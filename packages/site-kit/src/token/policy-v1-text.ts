@@ -41,10 +41,27 @@ function onlyKnown(value: Json, count: number, known: ReadonlySet<string>): bool
   return seen === count;
 }
 
-// Each member is appended after "{" (the first) or ","; slicing a leading comma off instead would
-// flatten the text once per nesting level.
-const sep = (count: number): string => (count === 0 ? '{' : ',');
+// A member's text opens with `{"name":` (the first) or `,"name":`, both written once here: the text
+// is then made of few pieces, and writing it (which flattens it) costs half of what it did with a
+// piece per comma and name. (Slicing a leading comma off instead would flatten it once per level.)
+type Opening = readonly [first: string, next: string];
+const opening = (name: string): Opening => [`{"${name}":`, `,"${name}":`];
+const open = (member: Opening, count: number): string => member[count === 0 ? 0 : 1];
 const close = (json: string, count: number): string => (count === 0 ? '{}' : `${json}}`);
+
+const LIMIT = opening('limit');
+const PERSISTENT = opening('persistent');
+const DURATION = opening('duration');
+const EXPIRE_DATE = opening('expire_date');
+const DISPLAY = opening('allow_external_display');
+const HDCP = opening('control_hdcp');
+const HARDWARE = opening('hardware_drm');
+const OUTPUT_PROTECT = opening('output_protect');
+const ABNORMAL = opening('allow_mobile_abnormal_device');
+const LEVEL = opening('playready_security_level');
+const PLAYBACK_POLICY = opening('playback_policy');
+const SECURITY_POLICY = opening('security_policy');
+const EXTERNAL_KEY = opening('external_key');
 
 const isSeconds = (v: unknown): v is number =>
   typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
@@ -63,19 +80,19 @@ export const writePlaybackPolicy: Writer = (value, into, name) => {
   if (limit !== undefined) {
     if (typeof limit !== 'boolean') return undefined;
     parsed['limit'] = limit;
-    json += sep(count) + (limit ? '"limit":true' : '"limit":false');
+    json += open(LIMIT, count) + (limit ? 'true' : 'false');
     count++;
   }
   if (persistent !== undefined) {
     if (typeof persistent !== 'boolean') return undefined;
     parsed['persistent'] = persistent;
-    json += sep(count) + (persistent ? '"persistent":true' : '"persistent":false');
+    json += open(PERSISTENT, count) + (persistent ? 'true' : 'false');
     count++;
   }
   if (duration !== undefined) {
     if (!isSeconds(duration) || limit !== true) return undefined;
     parsed['duration'] = duration;
-    json += sep(count) + `"duration":${duration}`;
+    json += open(DURATION, count) + duration;
     count++;
   }
   if (expire_date !== undefined) {
@@ -83,7 +100,7 @@ export const writePlaybackPolicy: Writer = (value, into, name) => {
       return undefined;
     if (parseTimestamp(expire_date) === undefined) return undefined;
     parsed['expire_date'] = expire_date;
-    json += sep(count) + `"expire_date":"${expire_date}"`;
+    json += open(EXPIRE_DATE, count) + `"${expire_date}"`;
     count++;
   }
   if (!onlyKnown(value, count, PLAYBACK)) return undefined;
@@ -102,13 +119,13 @@ const writeOutputProtect: Writer = (value, into, name) => {
   if (display !== undefined) {
     if (typeof display !== 'boolean') return undefined;
     parsed['allow_external_display'] = display;
-    json += sep(count) + `"allow_external_display":${display}`;
+    json += open(DISPLAY, count) + (display ? 'true' : 'false');
     count++;
   }
   if (hdcp !== undefined) {
     if (hdcp !== 0 && hdcp !== 1 && hdcp !== 2) return undefined;
     parsed['control_hdcp'] = hdcp;
-    json += sep(count) + `"control_hdcp":${hdcp}`;
+    json += open(HDCP, count) + hdcp;
     count++;
   }
   if (!onlyKnown(value, count, OUTPUT)) return undefined;
@@ -138,27 +155,25 @@ export const writeSecurityPolicy: Writer = (value, into, name) => {
   if (hardware !== undefined) {
     if (typeof hardware !== 'boolean') return undefined;
     parsed['hardware_drm'] = hardware;
-    json += sep(count) + (hardware ? '"hardware_drm":true' : '"hardware_drm":false');
+    json += open(HARDWARE, count) + (hardware ? 'true' : 'false');
     count++;
   }
   if (output !== undefined) {
     const text = writeOutputProtect(output, parsed, 'output_protect');
     if (text === undefined) return undefined;
-    json += sep(count) + `"output_protect":${text}`;
+    json += open(OUTPUT_PROTECT, count) + text;
     count++;
   }
   if (abnormal !== undefined) {
     if (typeof abnormal !== 'boolean') return undefined;
     parsed['allow_mobile_abnormal_device'] = abnormal;
-    json += sep(count) + `"allow_mobile_abnormal_device":${abnormal}`;
+    json += open(ABNORMAL, count) + (abnormal ? 'true' : 'false');
     count++;
   }
   if (level !== undefined) {
     if (level !== 150 && level !== 2000) return undefined;
     parsed['playready_security_level'] = level;
-    json +=
-      sep(count) +
-      (level === 150 ? '"playready_security_level":150' : '"playready_security_level":2000');
+    json += open(LEVEL, count) + (level === 150 ? '150' : '2000');
     count++;
   }
   if (!onlyKnown(value, count, SECURITY)) return undefined;
@@ -169,17 +184,19 @@ export const writeSecurityPolicy: Writer = (value, into, name) => {
 /** A writer of an object of hex members (`names` in shape order, each matching `pattern`). */
 function hexMembers(names: readonly string[], pattern: RegExp): Writer {
   const known = new Set(names);
+  const openings = names.map(opening);
   return (value, into, name) => {
     if (!plain(value)) return undefined;
     const parsed: Json = {};
     let json = '';
     let count = 0;
-    for (const member of names) {
+    for (let i = 0; i < names.length; i++) {
+      const member = names[i] as string;
       const hex = value[member];
       if (hex === undefined) continue;
       if (typeof hex !== 'string' || !pattern.test(hex)) return undefined;
       parsed[member] = hex;
-      json += sep(count) + `"${member}":"${hex}"`;
+      json += open(openings[i] as Opening, count) + `"${hex}"`;
       count++;
     }
     if (!onlyKnown(value, count, known)) return undefined;
@@ -188,10 +205,10 @@ function hexMembers(names: readonly string[], pattern: RegExp): Writer {
   };
 }
 
-const EXTERNAL: readonly (readonly [string, Writer])[] = [
-  ['mpeg_cenc', hexMembers(['key_id', 'key', 'iv'], HEX16)],
-  ['hls_aes', hexMembers(['key', 'iv'], HEX16)],
-  ['ncg', hexMembers(['cek'], HEX32)],
+const EXTERNAL: readonly (readonly [string, Opening, Writer])[] = [
+  ['mpeg_cenc', opening('mpeg_cenc'), hexMembers(['key_id', 'key', 'iv'], HEX16)],
+  ['hls_aes', opening('hls_aes'), hexMembers(['key', 'iv'], HEX16)],
+  ['ncg', opening('ncg'), hexMembers(['cek'], HEX32)],
 ];
 const EXTERNAL_NAMES = new Set(EXTERNAL.map(([name]) => name));
 
@@ -201,12 +218,12 @@ export const writeExternalKey: Writer = (value, into, name) => {
   const parsed: Json = {};
   let json = '';
   let count = 0;
-  for (const [member, write] of EXTERNAL) {
+  for (const [member, memberOpening, write] of EXTERNAL) {
     const part = value[member];
     if (part === undefined) continue;
     const text = write(part, parsed, member);
     if (text === undefined) return undefined;
-    json += sep(count) + `"${member}":${text}`;
+    json += open(memberOpening, count) + text;
     count++;
   }
   if (!onlyKnown(value, count, EXTERNAL_NAMES)) return undefined;
@@ -236,19 +253,19 @@ export function tokenPolicyText(value: unknown): PolicyText | undefined {
   if (playback !== undefined) {
     const text = writePlaybackPolicy(playback, parsed, 'playback_policy');
     if (text === undefined) return undefined;
-    json += sep(count) + `"playback_policy":${text}`;
+    json += open(PLAYBACK_POLICY, count) + text;
     count++;
   }
   if (security !== undefined) {
     const text = writeSecurityPolicy(security, parsed, 'security_policy');
     if (text === undefined) return undefined;
-    json += sep(count) + `"security_policy":${text}`;
+    json += open(SECURITY_POLICY, count) + text;
     count++;
   }
   if (keys !== undefined) {
     const text = writeExternalKey(keys, parsed, 'external_key');
     if (text === undefined) return undefined;
-    json += sep(count) + `"external_key":${text}`;
+    json += open(EXTERNAL_KEY, count) + text;
     count++;
   }
   if (!onlyKnown(value, count, TOKEN)) return undefined;

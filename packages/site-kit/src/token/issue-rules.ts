@@ -194,9 +194,23 @@ export function tokenJson(
 // Text JSON.stringify leaves as it is: no quote, backslash, control character or lone surrogate.
 const PLAIN_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
+// The last two texts written (a token's user ID and content ID), so that a site issuing for the same
+// user or content again skips the scan.
+let lastValue = '';
+let lastJson = '""';
+let otherValue = '';
+let otherJson = '""';
+
 /** JSON.stringify of a string, without calling it for the common text that needs no escape. */
 export function jsonString(value: string): string {
-  return PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);
+  if (value === lastValue) return lastJson;
+  if (value === otherValue) return otherJson;
+  const json = PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);
+  otherValue = lastValue;
+  otherJson = lastJson;
+  lastValue = value;
+  lastJson = json;
+  return json;
 }
 
 /** A policy's canonical text (what is encrypted), its version, and the parsed policy itself. */

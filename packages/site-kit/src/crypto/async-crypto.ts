@@ -17,4 +17,15 @@ export interface AsyncCrypto<K> {
   tokenHash(accessKey: string, fields: HashedFields, encoding: HashEncoding): Promise<string>;
   /** Constant-time comparison of two hash texts. */
   hashesEqual(expected: string, received: string): boolean;
+  /**
+   * The same encryption and opening, synchronous, where the crypto is (node:crypto): a gateway
+   * request then costs no promise steps for work that never waited.
+   */
+  sync?: SyncCbc<K>;
+}
+
+/** `encrypt` and `open` of {@link AsyncCrypto}, answered at once. */
+export interface SyncCbc<K> {
+  encrypt(text: string, key: K): string;
+  open(ciphertext: string, key: K): Opened;
 }

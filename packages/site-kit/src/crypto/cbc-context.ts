@@ -46,15 +46,30 @@ function contextOf(key: KeyObject): Context {
 
 /** AES-256-CBC with the spec's IV and PKCS7 padding: the bytes createCipheriv + final would give. */
 // The padded plaintext is written here rather than into a new Buffer per message: update() reads it
-// into its own output and keeps nothing. A UTF-16 unit is at most 3 UTF-8 bytes.
+// into its own output and keeps nothing. A UTF-16 unit is at most 3 UTF-8 bytes. A policy costs about
+// as much in Buffer bookkeeping as in AES, so the views of the scratch buffer are kept, one per
+// length in blocks, and the few bytes of padding and chaining are copied by loops.
 let scratch = Buffer.alloc(0);
+let views: Buffer[] = [];
+
+function viewOf(length: number): Buffer {
+  let view = views[length / BLOCK];
+  if (view === undefined) {
+    view = scratch.subarray(0, length);
+    views[length / BLOCK] = view;
+  }
+  return view;
+}
 
 export function cbcEncrypt(key: KeyObject, text: string): Buffer {
-  if (scratch.length < text.length * 3 + BLOCK) scratch = Buffer.alloc(text.length * 3 + BLOCK);
+  if (scratch.length < text.length * 3 + BLOCK) {
+    scratch = Buffer.alloc(text.length * 3 + BLOCK);
+    views = [];
+  }
   const length = scratch.write(text, 0, 'utf8');
   const pad = BLOCK - (length % BLOCK);
-  const input = scratch.subarray(0, length + pad);
-  input.fill(pad, length);
+  const input = viewOf(length + pad);
+  for (let i = length; i < length + pad; i++) input[i] = pad;
   const context = contextOf(key);
   const state = context.encryptState;
   for (let i = 0; i < BLOCK; i++)
@@ -67,10 +82,17 @@ export function cbcEncrypt(key: KeyObject, text: string): Buffer {
     throw error;
   } finally {
     // A policy can carry content keys: the plaintext is not left in the scratch buffer.
-    input.fill(0);
+    zero(input);
   }
-  state.set(out.subarray(out.length - BLOCK));
+  const last = out.length - BLOCK;
+  for (let i = 0; i < BLOCK; i++) state[i] = out[last + i] as number;
   return out;
+}
+
+// The typed array's own fill: Buffer's checks its arguments for encodings first.
+const fillBytes = Uint8Array.prototype.fill;
+function zero(bytes: Uint8Array): void {
+  fillBytes.call(bytes, 0);
 }
 
 /**

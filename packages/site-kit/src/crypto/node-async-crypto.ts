@@ -11,4 +11,5 @@ export const nodeCrypto: AsyncCrypto<KeyObject> = {
   open: async (ciphertext, key) => openWithKey(ciphertext, key),
   tokenHash: async (accessKey, fields, encoding) => tokenHash(accessKey, fields, encoding),
   hashesEqual,
+  sync: { encrypt: encryptWithKey, open: openWithKey },
 };

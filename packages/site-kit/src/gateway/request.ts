@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { mustBe } from '../schemas/must-be.ts';
-import { drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
+import { canonicalDrmType, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { buildXml } from './xml.ts';
 
 /** The format the license service called the gateway in; the answer must use the same one. */
@@ -54,6 +54,8 @@ export type RequestParse =
 
 /** Validates a JSON request (the decrypted object) into a GatewayRequest, or gives the zod error. */
 export function parseJsonGatewayRequest(value: unknown): RequestParse {
+  const fast = readJsonRequest(value);
+  if (fast !== undefined) return { success: true, data: fast };
   const parsed = jsonGatewayRequestSchema.safeParse(value);
   if (!parsed.success) return parsed;
   return { success: true, data: { format: 'json', ...parsed.data } };
@@ -79,4 +81,46 @@ export function serializeGatewayRequest(request: GatewayRequest): string {
   }
   const { format: _format, ...fields } = request;
   return JSON.stringify(jsonGatewayRequestSchema.parse(fields));
+}
+
+/**
+ * The schema's reading of a well-formed JSON request, by hand: a request costs one JSON.parse and
+ * this instead of a zod parse. The same object (members in shape order, unknown ones dropped,
+ * drm_type in its canonical spelling); undefined for anything it is not sure of, which the schema
+ * then reads or refuses with its message (test/gateway/request-fast.test.ts holds the two equal).
+ */
+function readJsonRequest(value: unknown): GatewayRequest | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const { user_id, cid, oid, nonce, device_id, device_type, drm_type } = value as Record<
+    string,
+    unknown
+  >;
+  const drmType = canonicalDrmType(drm_type);
+  if (
+    typeof user_id !== 'string' ||
+    typeof cid !== 'string' ||
+    cid.length === 0 ||
+    typeof nonce !== 'string' ||
+    nonce.length === 0 ||
+    drmType === undefined ||
+    !optionalText(value, 'oid', oid) ||
+    !optionalText(value, 'device_id', device_id) ||
+    !optionalText(value, 'device_type', device_type)
+  ) {
+    return undefined;
+  }
+  const request = { format: 'json', user_id, cid } as GatewayRequest;
+  if (oid !== undefined) request.oid = oid as string;
+  request.nonce = nonce;
+  if (device_id !== undefined) request.device_id = device_id as string;
+  if (device_type !== undefined) request.device_type = device_type as string;
+  request.drm_type = drmType;
+  return request;
+}
+
+/** A string, or absent; a member that is there but undefined is the schema's to read. */
+function optionalText(value: object, name: string, member: unknown): boolean {
+  return typeof member === 'string' || (member === undefined && !(name in value));
 }

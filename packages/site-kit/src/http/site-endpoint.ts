@@ -73,11 +73,35 @@ export interface SiteEndpointOptions<D extends { allow: true }> extends SiteEndp
   ) => D | SiteRefusal | Promise<D | SiteRefusal>;
   /** zod schema of the allow decision. */
   allowSchema: z.ZodType<D>;
+  /**
+   * The usual allow decision read by hand, for a request that must not pay a zod parse: what the
+   * schema's parse gives (members set to undefined may be left out), or undefined when not sure,
+   * which leaves the decision to the schema.
+   */
+  readAllow?: (decision: unknown) => D | undefined;
   /** Builds the answer text; a SiteKitError becomes a 400 with its message. */
   produce: (decision: D, player: PlayerRequest) => string | Promise<string>;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024;
+
+const REFUSAL_MEMBERS = new Set(['allow', 'status', 'reason']);
+
+/** refusalSchema's reading of a plain, well-formed refusal, by hand; undefined when not sure. */
+export function readRefusal(value: unknown): SiteRefusal | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const { allow, status, reason } = value as Record<string, unknown>;
+  if (allow !== false || (status !== 401 && status !== 403)) return undefined;
+  if (typeof reason !== 'string' || reason.length === 0) return undefined;
+  let count = 0;
+  for (const key in value) {
+    if (!REFUSAL_MEMBERS.has(key)) return undefined;
+    count++;
+  }
+  return count === 3 ? { allow, status, reason } : undefined;
+}
 
 /** The flow the token and custom-data endpoints share: CORS, method, body, authorize, answer. */
 export function createSiteEndpoint<D extends { allow: true }>(
@@ -103,6 +127,7 @@ export function createSiteEndpoint<D extends { allow: true }>(
   };
   const maxBytes = checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const decisionSchema = z.union([allowSchema, refusalSchema]);
+  const readAllow = options.readAllow;
   const listener = options.onEvent;
   const emit = (event: SiteEndpointEvent): void => {
     try {
@@ -142,8 +167,8 @@ export function createSiteEndpoint<D extends { allow: true }>(
     const { cid, drmType } = player.value;
     emit({ type: 'request', cid, drm_type: drmType });
 
-    const decided = await withDeadline(timeoutMs, (signal) =>
-      authorize(exchange.request(), { cid, drmType }, { signal }),
+    const decided = await withDeadline(timeoutMs, (context) =>
+      authorize(exchange.request(), { cid, drmType }, context),
     );
     if (!decided.ok && decided.timedOut) {
       emit({
@@ -165,7 +190,11 @@ export function createSiteEndpoint<D extends { allow: true }>(
       });
       return answer(500, 'The site could not decide; try again later.');
     }
-    const parsed = decisionSchema.safeParse(decided.value);
+    const known = readAllow?.(decided.value) ?? readRefusal(decided.value);
+    const parsed =
+      known === undefined
+        ? decisionSchema.safeParse(decided.value)
+        : { success: true as const, data: known };
     if (!parsed.success) {
       emit({
         type: 'error',

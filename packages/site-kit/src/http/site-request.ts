@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
+import { canonicalDrmType, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
 
@@ -31,7 +31,20 @@ export function parsePlayerRequest(text: string): PlayerRequestResult {
       reason: 'The body must be JSON: {"cid":"<content ID>","drm_type":"<DRM>"}.',
     };
   }
+  const known = readPlain(json);
+  if (known !== undefined) return { ok: true, value: known };
   const parsed = bodySchema.safeParse(json);
   if (!parsed.success) return { ok: false, reason: `${describeIssues(parsed.error, '')}.` };
   return { ok: true, value: { cid: parsed.data.cid, drmType: parsed.data.drm_type } };
+}
+
+/** The schema's reading of a plain, well-formed body, by hand; undefined leaves it to the schema. */
+function readPlain(json: unknown): PlayerRequest | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const proto: unknown = Object.getPrototypeOf(json);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const { cid, drm_type } = json as Record<string, unknown>;
+  const drmType = canonicalDrmType(drm_type);
+  if (typeof cid !== 'string' || cid.length === 0 || drmType === undefined) return undefined;
+  return { cid, drmType };
 }

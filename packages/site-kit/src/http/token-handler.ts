@@ -66,12 +66,40 @@ export function createTokenHandlerWith(
   return createSiteEndpoint<TokenGrant>({
     ...options,
     allowSchema: grantSchema,
-    produce: ({ allow: _allow, ...grant }, asked) =>
-      issuer.issue({ cid: asked.cid, drmType: asked.drmType, ...defined(grant) }),
+    readAllow: readGrant,
+    produce: (grant, asked) => issuer.issue(issueOptions(grant, asked)),
   });
 }
 
 /** The members that are set: the issuer treats an absent option and an undefined one alike anyway. */
-function defined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+function issueOptions(grant: TokenGrant, asked: PlayerRequest): IssueOptions {
+  const options: IssueOptions = { cid: asked.cid, drmType: asked.drmType };
+  if (grant.userId !== undefined) options.userId = grant.userId;
+  if (grant.policy !== undefined) options.policy = grant.policy;
+  if (grant.responseFormat !== undefined) options.responseFormat = grant.responseFormat;
+  if (grant.keyRotation !== undefined) options.keyRotation = grant.keyRotation;
+  return options;
+}
+
+const GRANT_MEMBERS = new Set(['allow', 'userId', 'policy', 'responseFormat', 'keyRotation']);
+
+/**
+ * tokenGrantSchema's reading of a plain, well-formed grant, by hand (the issuer checks the policy and
+ * the options); undefined when not sure, which leaves the grant to the schema.
+ */
+export function readGrant(value: unknown): TokenGrant | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const { allow, userId, policy, responseFormat, keyRotation } = value as Record<string, unknown>;
+  if (allow !== true) return undefined;
+  if (userId !== undefined && (typeof userId !== 'string' || userId.length === 0)) return undefined;
+  for (const key in value) if (!GRANT_MEMBERS.has(key)) return undefined;
+  return {
+    allow,
+    userId: userId as string | undefined,
+    policy: policy as AnyTokenPolicy | undefined,
+    responseFormat: responseFormat as ResponseFormat | undefined,
+    keyRotation: keyRotation as boolean | undefined,
+  };
 }

@@ -35,8 +35,8 @@ export function createAsyncTokenIssuer<K>(
 
   async function policyField(policy: unknown): Promise<PolicyField> {
     const found = memo.lookup(policy);
-    if ('field' in found) return found.field;
-    const { source } = found;
+    if (found !== undefined) return found;
+    const source = memo.source;
     const canonical = canonicalPolicy(source);
     const field = { field: await crypto.encrypt(canonical.data, site.aesKey), v2: canonical.v2 };
     memo.remember(policy, source, canonical, field);

@@ -14,6 +14,7 @@ import {
 } from '../schemas/policy-v2.ts';
 import { RESPONSE_FORMATS, type ResponseFormat } from '../schemas/response-format.ts';
 import type { HashedFields } from './hash-input.ts';
+import { tokenPolicyText } from './policy-v1-text.ts';
 
 // What issuing a token is, whichever crypto runs it: the options' rules, the policy's canonical
 // text, and the token JSON around the encrypted policy and the hash.
@@ -193,9 +194,23 @@ export function tokenJson(
 // Text JSON.stringify leaves as it is: no quote, backslash, control character or lone surrogate.
 const PLAIN_TEXT = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
+// The last two texts written (a token's user ID and content ID), so that a site issuing for the same
+// user or content again skips the scan.
+let lastValue = '';
+let lastJson = '""';
+let otherValue = '';
+let otherJson = '""';
+
 /** JSON.stringify of a string, without calling it for the common text that needs no escape. */
 export function jsonString(value: string): string {
-  return PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);
+  if (value === lastValue) return lastJson;
+  if (value === otherValue) return otherJson;
+  const json = PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);
+  otherValue = lastValue;
+  otherJson = lastJson;
+  lastValue = value;
+  lastJson = json;
+  return json;
 }
 
 /** A policy's canonical text (what is encrypted), its version, and the parsed policy itself. */
@@ -208,6 +223,9 @@ export interface CanonicalPolicy {
 const V2_PREFIX = '{"policy_version":2';
 
 export function canonicalPolicy(policy: unknown): CanonicalPolicy {
+  // The common v1 policy is checked and written in one walk; anything else goes to the schemas.
+  const fast = tokenPolicyText(policy);
+  if (fast !== undefined) return { data: fast.json, v2: false, parsed: fast.parsed };
   const parsed = parsePolicy(policy);
   const data = JSON.stringify(parsed);
   return { data, v2: data.startsWith(V2_PREFIX), parsed };

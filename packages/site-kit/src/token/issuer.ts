@@ -50,8 +50,8 @@ export function createTokenIssuer(options: SiteCredentials): TokenIssuer {
 
   function policyField(policy: unknown): PolicyField {
     const found = memo.lookup(policy);
-    if ('field' in found) return found.field;
-    const { source } = found;
+    if (found !== undefined) return found;
+    const source = memo.source;
     const canonical = canonicalPolicy(source);
     const field = { field: encryptWithKey(canonical.data, site.aesKey), v2: canonical.v2 };
     memo.remember(policy, source, canonical, field);

@@ -39,34 +39,39 @@ export class PolicyMemo {
   private none: PolicyField | undefined;
 
   /**
-   * The field of a policy that holds what a remembered one held; otherwise what to check and encrypt
-   * for it: the policy itself the first time, or, for an object seen before (changed since, or not
-   * written in canonical form), a plain copy, which then becomes its data. Checking the copy makes
-   * the field and the data compared later come from the same reads.
+   * What to check and encrypt for the policy of the last `lookup` that found no field: the policy
+   * itself the first time, or, for an object seen before (changed since, or not written in
+   * canonical form), a plain copy, which then becomes its data. Checking the copy makes the field
+   * and the data compared later come from the same reads. (A slot rather than a result object: a
+   * lookup runs for every token.)
    */
-  lookup(policy: unknown): { field: PolicyField } | { source: unknown } {
-    if (policy === undefined)
-      return this.none === undefined ? { source: policy } : { field: this.none };
-    if (typeof policy !== 'object' || policy === null) return { source: policy };
+  source: unknown = undefined;
+
+  /** The field of a policy that holds what a remembered one held; otherwise undefined (see `source`). */
+  lookup(policy: unknown): PolicyField | undefined {
+    this.source = policy;
+    if (policy === undefined) return this.none;
+    if (typeof policy !== 'object' || policy === null) return undefined;
     const ready = this.prepared.get(policy);
-    if (ready !== undefined) return { field: ready };
+    if (ready !== undefined) return ready;
     const seen = this.entry(policy);
     if (seen !== undefined) {
       seen.shape ??= compileShape(seen.data);
-      if (matchesShape(policy, seen.shape)) return { field: seen.field };
-      return { source: copyData(policy) ?? policy };
+      if (matchesShape(policy, seen.shape)) return seen.field;
+      this.source = copyData(policy) ?? policy;
+      return undefined;
     }
     const latest = this.latest;
-    if (latest === undefined) return { source: policy };
+    if (latest === undefined) return undefined;
     const same =
       latest.shape === undefined
         ? matchesData(policy, latest.data)
         : matchesShape(policy, latest.shape);
-    if (!same) return { source: policy };
+    if (!same) return undefined;
     // Another object with the same content: from now on it is known by identity too.
     latest.shape ??= compileShape(latest.data);
     this.add({ ...latest, object: policy });
-    return { field: latest.field };
+    return latest.field;
   }
 
   /** Records the field made from `source` (see `lookup`) for `policy`. */

@@ -140,7 +140,7 @@ async function runCatalogue(
   only: Set<string> | undefined,
   allTests: boolean,
 ): Promise<Result[]> {
-  const mutants = catalogue.mutants.filter((m) => !only || only.has(m.id));
+  const mutants = catalogue.mutants.filter((m) => (!only || only.has(m.id)) && !m.equivalent);
   const testsOf = (m: Mutant) => (allTests ? [] : m.tests);
   // The tests must pass unmutated, or a "kill" would mean nothing.
   const started = performance.now();
@@ -215,6 +215,9 @@ async function main(): Promise<number> {
     summary.push(`${name}: ${killed}/${results.length} killed (${(share * 100).toFixed(1)} %)`);
     for (const { mutant } of survivors) {
       summary.push(`  survived ${mutant.id} (${mutant.file}): ${mutant.why}`);
+    }
+    for (const mutant of CATALOGUES[name]!.mutants.filter((m) => m.equivalent)) {
+      summary.push(`  equivalent, not counted: ${mutant.id}: ${mutant.equivalent}`);
     }
   }
   writeFileSync(resolve(WORK, 'last-run.txt'), `${summary.join('\n')}\n`);

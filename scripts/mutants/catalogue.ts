@@ -15,6 +15,11 @@ export interface Mutant {
   why: string;
   /** The test files (from the repository root) that claim this; `--all-tests` runs the project. */
   tests: string[];
+  /**
+   * Why no test can kill it (the code never reaches the change): such a mutant is listed, not run
+   * and not counted. Set only after reading the code, never to make a figure.
+   */
+  equivalent?: string;
 }
 
 /** A package's mutants and the vitest project that tests it. */

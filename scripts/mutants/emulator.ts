@@ -6,6 +6,8 @@ import type { Catalogue } from './catalogue.ts';
 
 const S = 'packages/emulator/src';
 const T = 'packages/emulator/test';
+// Tests written for survivors of this catalogue: each mutant runs them too.
+const mutants = `${T}/mutants/`;
 const flow = [
   `${T}/token-mode.test.ts`,
   `${T}/token-v2.test.ts`,
@@ -45,6 +47,8 @@ export const emulator: Catalogue = {
       mutated: "  HASH_MISMATCH: 'timestamp',\n};",
       why: 'the explain dialect names the field at fault: the hash, not the timestamp',
       tests: flow,
+      equivalent:
+        "authorize rethrows every HASH_MISMATCH with field 'hash' itself, so this default is never read",
     },
     {
       id: 'token-unknown-site-passes',
@@ -142,6 +146,8 @@ export const emulator: Catalogue = {
       mutated: "if (code !== SUCCESS_CODE && code !== '2') {",
       why: 'every error code the site answers is a refusal, not only some',
       tests: flow,
+      equivalent:
+        "site-kit's answer reader takes only four-digit codes, so a code '2' never arrives",
     },
     {
       id: 'callback-status-3xx-accepted',
@@ -166,6 +172,8 @@ export const emulator: Catalogue = {
       mutated: 'if (nonce === undefined) {',
       why: 'only a refusal may come without a nonce; an allowing answer without one is refused',
       tests: flow,
+      equivalent:
+        "site-kit's answer reader already refuses an allowing answer without nonce, so none reaches this check",
     },
     {
       id: 'callback-timeout-as-unreachable',
@@ -182,6 +190,8 @@ export const emulator: Catalogue = {
       mutated: "drmType: request.drm_type ?? 'Widevine',",
       why: "the spec's default DRM type is PlayReady",
       tests: [...flow, `${T}/events.test.ts`],
+      equivalent:
+        'the request always carries the drm_type of the custom data envelope, which its schema requires',
     },
     // --- custom data opening (no padding oracle: one answer for every failure)
     {
@@ -401,5 +411,5 @@ export const emulator: Catalogue = {
       why: 'a subscriber that misses cutAfterDropped events in a row is cut, freeing its stream',
       tests: events,
     },
-  ],
+  ].map((m) => ({ ...m, tests: [...m.tests, mutants] })),
 };

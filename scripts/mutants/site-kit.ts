@@ -262,6 +262,8 @@ export const siteKit: Catalogue = {
       original: "const text = plaintext.replace(/^\\uFEFF/, '').trimStart();",
       mutated: 'const text = plaintext.trimStart();',
       why: 'a site whose serializer writes a BOM before its JSON or XML answer is still answering',
+      equivalent:
+        'trimStart() right after it removes a leading U+FEFF too (JavaScript counts it as white space)',
     },
     {
       id: 'gateway-answer-body-untrimmed',

@@ -99,16 +99,44 @@ export type FlowEvent = FlowBase &
 /** The `type` of a {@link FlowEvent}, e.g. `license-request`. */
 export type FlowEventType = FlowEvent['type'];
 
+/**
+ * What an iteration of {@link FlowEvents} yields where it dropped events its loop was too slow to
+ * take: how many, in a row. The same count as the `dropped` event of `GET /events`.
+ */
+export interface DroppedEvents {
+  type: 'dropped';
+  dropped: number;
+}
+
+/** Options of a {@link FlowEvents}. */
+export interface FlowEventsOptions {
+  /**
+   * Events one `for await` loop may have waiting; default 1000. A loop that stops reading keeps
+   * these and counts the rest as {@link DroppedEvents}, so it cannot grow memory without bound.
+   */
+  iterationQueue?: number;
+}
+
 type Listener = (event: FlowEvent) => void;
 
 const HISTORY = 100;
+const ITERATION_QUEUE = 1000;
 
 /** A small typed emitter that is also an async iterable; `close()` ends every iteration. */
-export class FlowEvents implements AsyncIterable<FlowEvent> {
+export class FlowEvents implements AsyncIterable<FlowEvent | DroppedEvents> {
   #listeners = new Set<Listener>();
   #closers = new Set<() => void>();
   #history: FlowEvent[] = [];
   #closed = false;
+  #iterationQueue: number;
+
+  constructor(options: FlowEventsOptions = {}) {
+    const limit = options.iterationQueue ?? ITERATION_QUEUE;
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new RangeError(`iterationQueue must be a whole number of events >= 1, got ${limit}`);
+    }
+    this.#iterationQueue = limit;
+  }
 
   /** Calls `listener` for every later event; returns the function that stops it. */
   on(listener: Listener): () => void {
@@ -161,9 +189,15 @@ export class FlowEvents implements AsyncIterable<FlowEvent> {
     this.#closers.clear();
   }
 
-  /** Yields every event from now on until `close()` or until the loop stops. */
-  [Symbol.asyncIterator](): AsyncIterator<FlowEvent> {
-    const queue: FlowEvent[] = [];
+  /**
+   * Yields every event from now on until `close()` or until the loop stops. A loop that falls behind
+   * by `iterationQueue` events misses the later ones (as `GET /events` does): it gets the ones it had
+   * waiting, then one {@link DroppedEvents} with how many it missed, then the events that came after.
+   */
+  [Symbol.asyncIterator](): AsyncIterator<FlowEvent | DroppedEvents> {
+    const limit = this.#iterationQueue;
+    const queue: (FlowEvent | DroppedEvents)[] = [];
+    let dropped = 0;
     let wake: (() => void) | undefined;
     let done = this.#closed;
     const stop = () => {
@@ -173,18 +207,32 @@ export class FlowEvents implements AsyncIterable<FlowEvent> {
       wake?.();
     };
     const off = this.on((event) => {
+      // Counted, not kept: a loop that stopped reading costs a number, not the events.
+      if (queue.length >= limit) {
+        dropped++;
+        return;
+      }
+      if (dropped > 0) {
+        queue.push({ type: 'dropped', dropped });
+        dropped = 0;
+      }
       queue.push(event);
       wake?.();
     });
     const offClose = this.onClose(stop);
     return {
       next: async () => {
-        while (queue.length === 0 && !done) {
+        while (queue.length === 0 && dropped === 0 && !done) {
           await new Promise<void>((resolve) => (wake = resolve));
           wake = undefined;
         }
-        const event = queue.shift();
-        return event ? { value: event, done: false } : { value: undefined, done: true };
+        let item = queue.shift();
+        // Drained while events were being dropped: say so now rather than at the next event.
+        if (item === undefined && dropped > 0) {
+          item = { type: 'dropped', dropped };
+          dropped = 0;
+        }
+        return item ? { value: item, done: false } : { value: undefined, done: true };
       },
       return: async () => {
         stop();

@@ -29,7 +29,13 @@ export {
   type ErrorBody,
   type ServiceRefusalBody,
 } from './errors.ts';
-export { FlowEvents, type FlowEvent, type FlowEventType } from './events.ts';
+export {
+  FlowEvents,
+  type DroppedEvents,
+  type FlowEvent,
+  type FlowEventType,
+  type FlowEventsOptions,
+} from './events.ts';
 export {
   faultSchema,
   FAULT_NAMES,

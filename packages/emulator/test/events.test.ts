@@ -49,7 +49,7 @@ describe('FlowEvents', () => {
     const got: string[] = [];
     const loop = (async () => {
       for await (const e of events) {
-        got.push(e.requestId);
+        got.push(e.type === 'dropped' ? `dropped ${e.dropped}` : e.requestId);
         if (got.length === 2) break;
       }
     })();

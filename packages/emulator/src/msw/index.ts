@@ -22,6 +22,6 @@ export {
 } from '../faults/fault-schema.ts';
 export { FaultPlan, parseFaults, type ActiveFault } from '../faults/fault-plan.ts';
 export { ConfigError, type EmulatorConfig, type EmulatorConfigInput } from '../config.ts';
-export { FlowEvents, type FlowEvent } from '../events.ts';
+export { FlowEvents, type DroppedEvents, type FlowEvent } from '../events.ts';
 export { LICENSE_PATHS } from '../handler.ts';
 export { CERTIFICATE_PATHS } from '../certificates.ts';

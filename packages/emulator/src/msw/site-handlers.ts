@@ -38,6 +38,15 @@ export interface SiteHandlersOptions {
   cors?: CorsOptions;
   /** Every event of the token and custom-data endpoints (never a token). */
   onEvent?: (event: SiteEndpointEvent) => void;
+  /** What a decision of the token or custom-data endpoint threw, as thrown (site-kit's `onError`). */
+  onError?: TokenHandlerOptions['onError'];
+  /** How long those decisions may take, in ms, before the player gets 503; site-kit's default 5000. */
+  authorizeTimeoutMs?: number;
+  /**
+   * Their CSRF guard (content type, cross-site origin), site-kit's `requestGuard`: on by default,
+   * `false` turns it off, e.g. to test a player that posts another content type.
+   */
+  requestGuard?: TokenHandlerOptions['requestGuard'];
 }
 
 /**
@@ -60,10 +69,17 @@ export interface SiteHandlers extends Array<HttpHandler> {
  */
 export function siteHandlers(options: SiteHandlersOptions): SiteHandlers {
   const baseUrl = originOf(options.baseUrl ?? DEFAULT_SITE_BASE_URL, 'baseUrl');
-  const { site, cors, onEvent } = options;
+  const { site, cors, onEvent, onError, authorizeTimeoutMs, requestGuard } = options;
   const userId = options.userId ?? 'test-user';
   const policy: AnyTokenPolicy = options.policy ?? { policy_version: 2 };
-  const shared = { ...(cors === undefined ? {} : { cors }), ...(onEvent ? { onEvent } : {}) };
+  // Only what was given: site-kit checks each option it gets and has its own defaults.
+  const shared = {
+    ...(cors === undefined ? {} : { cors }),
+    ...(onEvent ? { onEvent } : {}),
+    ...(onError ? { onError } : {}),
+    ...(authorizeTimeoutMs === undefined ? {} : { authorizeTimeoutMs }),
+    ...(requestGuard === undefined ? {} : { requestGuard }),
+  };
   const credentials = { siteId: site.siteId, siteKey: site.siteKey, accessKey: site.accessKey };
   const token = createTokenHandler({
     ...credentials,

@@ -1,0 +1,360 @@
+import type { Catalogue } from './catalogue.ts';
+
+// Mutants of site-kit's claims: the AES core, the token (v1, v2), custom data, the gateway codec and
+// the HTTP guards of its endpoints. New ones, beside the 99 of the first review (issue #30).
+
+const S = 'packages/site-kit/src';
+const T = 'packages/site-kit/test';
+// Tests written for survivors of this catalogue: each mutant runs them too.
+const mutants = `${T}/mutants/`;
+const crypto = [`${T}/core/`, `${T}/fidelity/`, `${T}/gateway/padding-oracle.test.ts`];
+const token = [`${T}/core/`, `${T}/v2/`, `${T}/fidelity/boundaries.test.ts`];
+const customData = [`${T}/custom-data/`];
+const gateway = [`${T}/gateway/`, `${T}/fidelity/gateway-codes.test.ts`];
+const http = [
+  `${T}/http/token-handler.test.ts`,
+  `${T}/http/site-endpoint-hardening.test.ts`,
+  `${T}/web/web-handlers.test.ts`,
+  `${T}/custom-data/handler.test.ts`,
+];
+
+export const siteKit: Catalogue = {
+  project: 'site-kit',
+  mutants: [
+    // --- AES-256-CBC core
+    {
+      id: 'pad-16-refused',
+      file: `${S}/crypto/cbc-rules.ts`,
+      original: 'Number(pad > BLOCK)',
+      mutated: 'Number(pad >= BLOCK)',
+      why: 'a message whose length is a multiple of 16 ends in a full block of padding 16: refusing it breaks every such token',
+    },
+    {
+      id: 'pad-zero-accepted',
+      file: `${S}/crypto/cbc-rules.ts`,
+      original: 'Number(pad === 0)',
+      mutated: 'Number(pad < 0)',
+      why: 'a padding byte 0 is not PKCS#7: accepting it reads garbage under a wrong key as intact',
+    },
+    {
+      id: 'pad-last-byte-unchecked',
+      file: `${S}/crypto/cbc-rules.ts`,
+      original: 'for (let i = 1; i <= BLOCK; i++)',
+      mutated: 'for (let i = 1; i < BLOCK; i++)',
+      why: 'a full padding block with its first byte changed would pass as intact',
+    },
+    {
+      id: 'blocks-not-multiple',
+      file: `${S}/crypto/cbc-rules.ts`,
+      original: 'bytes.length === 0 || bytes.length % BLOCK !== 0',
+      mutated: 'bytes.length === 0',
+      why: 'a cut ciphertext must be refused with its length named, not decrypted',
+    },
+    {
+      id: 'iv-byte-swapped',
+      file: `${S}/crypto/cbc-context.ts`,
+      original: '0x38, 0x39, 0x61, 0x62',
+      mutated: '0x38, 0x39, 0x41, 0x62',
+      why: 'the spec\'s fixed IV is "0123456789abcdef": an upper-case letter makes tokens the service cannot read',
+    },
+    {
+      id: 'cbc-chain-state-wrong-block',
+      file: `${S}/crypto/cbc-context.ts`,
+      original: 'state.set(out.subarray(out.length - BLOCK));',
+      mutated: 'state.set(out.subarray(0, BLOCK));',
+      why: 'the kept cipher chains on the last ciphertext block: the wrong block breaks every second message with one key',
+    },
+    // --- token: hash, time, site, encodings
+    {
+      id: 'hash-field-order',
+      file: `${S}/token/hash-input.ts`,
+      original: 'f.cid + f.token',
+      mutated: 'f.token + f.cid',
+      why: 'the hash input order is fixed by the spec; another order makes hashes the service refuses',
+    },
+    {
+      id: 'hash-compare-ignores-length',
+      file: `${S}/token/hash-input.ts`,
+      original: 'let diff = expected.length ^ received.length;',
+      mutated: 'let diff = 0;',
+      why: 'a hash of another length (cut, empty) would compare equal to the expected one',
+    },
+    {
+      id: 'hash-compare-last-char',
+      file: `${S}/token/hash-input.ts`,
+      original: 'for (let i = 0; i < expected.length; i++) diff',
+      mutated: 'for (let i = 0; i < expected.length - 1; i++) diff',
+      why: 'a hash differing only in its last character would be accepted',
+    },
+    {
+      id: 'expiry-boundary',
+      file: `${S}/token/verify-rules.ts`,
+      original: 'if (nowMs > expiresMs) {',
+      mutated: 'if (nowMs >= expiresMs) {',
+      why: 'a token is valid up to and including its last millisecond',
+    },
+    {
+      id: 'skew-direction',
+      file: `${S}/token/verify-rules.ts`,
+      original: 'if (nowMs < issuedMs - settings.skewMs) {',
+      mutated: 'if (nowMs < issuedMs + settings.skewMs) {',
+      why: 'the clock skew allows a token slightly from the future; the other sign refuses fresh tokens',
+    },
+    {
+      id: 'validity-unit',
+      file: `${S}/token/verify-rules.ts`,
+      original:
+        "seconds(options.validitySeconds, DEFAULT_VALIDITY_SECONDS, 'validitySeconds') * 1000",
+      mutated:
+        "seconds(options.validitySeconds, DEFAULT_VALIDITY_SECONDS, 'validitySeconds') * 100",
+      why: 'validity is in seconds: 600 s must not become 60 s',
+    },
+    {
+      id: 'zero-seconds-refused',
+      file: `${S}/token/verify-rules.ts`,
+      original: '!Number.isFinite(value) || value < 0)',
+      mutated: '!Number.isFinite(value) || value <= 0)',
+      why: 'clockSkewSeconds: 0 (no skew) is a valid setting',
+    },
+    {
+      id: 'site-check-skipped',
+      file: `${S}/token/verify-rules.ts`,
+      original: 'if (settings.siteId !== undefined && siteId !== settings.siteId) {',
+      mutated: 'if (settings.siteId !== undefined && siteId === undefined) {',
+      why: 'a token of another site must be refused as SITE_MISMATCH when the verifier names its site',
+    },
+    {
+      id: 'v1-encoding-ignored',
+      file: `${S}/token/verify-rules.ts`,
+      original: "return version === 1 ? settings.hashEncoding : 'raw-digest';",
+      mutated: "return version === 1 ? 'hex-text' : 'raw-digest';",
+      why: "a v1 verifier configured for the 'raw-digest' reading must check that reading",
+    },
+    {
+      id: 'damaged-padding-accepted',
+      file: `${S}/token/verify-rules.ts`,
+      original: 'if (!(opened.intact && parsed)) throw undecryptable(undefined);',
+      mutated: 'if (!parsed) throw undecryptable(undefined);',
+      why: 'token data that does not unpad must be DECRYPT_FAILED even if the bytes happen to parse',
+    },
+    {
+      id: 'key-rotation-default',
+      file: `${S}/token/verify-rules.ts`,
+      original: 'keyRotation: read.fields.key_rotation ?? false,',
+      mutated: 'keyRotation: read.fields.key_rotation ?? true,',
+      why: 'a v2 token without key_rotation does not rotate keys',
+    },
+    {
+      id: 'both-versions-accepted',
+      file: `${S}/token/decode.ts`,
+      original: 'if (v1 !== v2) return v1 ? 1 : 2;',
+      mutated: 'if (v1 || v2) return v1 ? 1 : 2;',
+      why: 'a token with both "token" and "policy" is ambiguous and must be refused',
+    },
+    {
+      id: 'token-not-trimmed',
+      file: `${S}/token/decode.ts`,
+      original: 'const trimmed = token.trim();',
+      mutated: 'const trimmed = token;',
+      why: 'a token read from a header or a file often ends in a newline',
+    },
+    {
+      id: 'array-token-json',
+      file: `${S}/token/decode.ts`,
+      original: "typeof json !== 'object' || Array.isArray(json)) {",
+      mutated: "typeof json !== 'object') {",
+      why: 'base64 of a JSON array is a malformed token (MALFORMED_TOKEN), not a token with bad fields',
+    },
+    {
+      id: 'invalid-field-path',
+      file: `${S}/token/decode.ts`,
+      original: 'const field = issues[0]?.path[0];',
+      mutated: 'const field = issues[0]?.path[1];',
+      why: 'INVALID_FIELD names the field that broke the spec, for the service code that goes with it',
+    },
+    {
+      id: 'hash-encoding-default',
+      file: `${S}/token/keys.ts`,
+      original: "if (value === undefined) return 'hex-text';",
+      mutated: "if (value === undefined) return 'raw-digest';",
+      why: "v1 tokens hash the hex text by default, as the service's samples do",
+    },
+    {
+      id: 'empty-site-id',
+      file: `${S}/token/keys.ts`,
+      original: 'options.siteId.length === 0) {',
+      mutated: 'options.siteId.length < 0) {',
+      why: 'an empty site ID makes tokens no service accepts: refuse it when the issuer is made',
+    },
+    {
+      id: 'empty-access-key',
+      file: `${S}/token/keys.ts`,
+      original: 'accessKey.length === 0) {',
+      mutated: 'accessKey.length < 0) {',
+      why: 'an empty access key is a missing secret, not a key',
+    },
+    {
+      id: 'key-rotation-written',
+      file: `${S}/token/issue-rules.ts`,
+      original: '"key_rotation":${call.keyRotation ?? false}',
+      mutated: '"key_rotation":${call.keyRotation ?? true}',
+      why: 'an issued v2 token asks for key rotation only when told to',
+    },
+    {
+      id: 'v1-key-rotation-accepted',
+      file: `${S}/token/issue-rules.ts`,
+      original:
+        'if (!v2 && (call.responseFormat !== undefined || call.keyRotation !== undefined)) {',
+      mutated: 'if (!v2 && call.responseFormat !== undefined) {',
+      why: 'keyRotation has no place in a v1 token: asking for it must be refused, not ignored',
+    },
+    {
+      id: 'json-string-unescaped',
+      file: `${S}/token/issue-rules.ts`,
+      original: 'return PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);',
+      mutated: 'return `"${value}"`;',
+      why: 'a user_id or cid with a quote or backslash must be escaped, or the token is not JSON',
+    },
+    // --- custom data
+    {
+      id: 'custom-data-oid-dropped',
+      file: `${S}/custom-data/custom-data-rules.ts`,
+      original: 'oid === undefined ? { user_id: userId, cid } : { user_id: userId, cid, oid },',
+      mutated: '{ user_id: userId, cid },',
+      why: 'the optional oid (order ID) must reach the license service',
+    },
+    {
+      id: 'custom-data-not-trimmed',
+      file: `${S}/custom-data/custom-data-rules.ts`,
+      original: 'const trimmed = value.trim();',
+      mutated: 'const trimmed = value;',
+      why: 'custom data read from a header may carry whitespace around it',
+    },
+    {
+      id: 'custom-data-empty-cid',
+      file: `${S}/custom-data/custom-data-rules.ts`,
+      original:
+        "    cid: text('the content ID'),\n    oid: z.string({ error: mustBe('a string') }).optional(),\n  },\n  { error: mustBe('a JSON object') },",
+      mutated:
+        "    cid: z.string(),\n    oid: z.string({ error: mustBe('a string') }).optional(),\n  },\n  { error: mustBe('a JSON object') },",
+      why: 'decrypted user data without a content ID names no content: refuse it',
+    },
+    {
+      id: 'custom-data-envelope-site',
+      file: `${S}/custom-data/custom-data-rules.ts`,
+      original:
+        'return { drm_type: envelope.drm_type, site_id: envelope.site_id, ...parsed.data };',
+      mutated:
+        'return { drm_type: envelope.drm_type, site_id: envelope.drm_type, ...parsed.data };',
+      why: 'the parsed custom data names the site of its envelope',
+    },
+    // --- gateway codec
+    {
+      id: 'gateway-format-mismatch-accepted',
+      file: `${S}/gateway/codec-rules.ts`,
+      original: "if (isXml !== (format === 'xml')) {",
+      mutated: 'if (false) {',
+      why: 'the answer must use the format of the request; the service refuses the other one',
+    },
+    {
+      id: 'gateway-answer-bom',
+      file: `${S}/gateway/codec-rules.ts`,
+      original: "const text = plaintext.replace(/^\\uFEFF/, '').trimStart();",
+      mutated: 'const text = plaintext.trimStart();',
+      why: 'a site whose serializer writes a BOM before its JSON or XML answer is still answering',
+      equivalent:
+        'trimStart() right after it removes a leading U+FEFF too (JavaScript counts it as white space)',
+    },
+    {
+      id: 'gateway-answer-body-untrimmed',
+      file: `${S}/gateway/codec-rules.ts`,
+      original: '  return body.trim();',
+      mutated: '  return body;',
+      why: 'an answer body with a trailing newline is the same base64 answer',
+    },
+    // --- HTTP: CORS, guard, deadline, bodies
+    {
+      id: 'cors-credentials-dropped',
+      file: `${S}/http/cors.ts`,
+      original: "if (credentials) out['access-control-allow-credentials'] = 'true';",
+      mutated: '',
+      why: 'a player on another origin sends cookies only if the answer allows credentials',
+    },
+    {
+      id: 'cors-max-age-default',
+      file: `${S}/http/cors.ts`,
+      original: 'maxAgeSeconds = 600 }',
+      mutated: 'maxAgeSeconds = 60 }',
+      why: 'the preflight cache time is documented as 600 s',
+    },
+    {
+      id: 'cors-custom-header-not-allowed',
+      file: `${S}/http/cors.ts`,
+      original: "'access-control-allow-headers': `content-type, ${header}`,",
+      mutated: "'access-control-allow-headers': 'content-type',",
+      why: 'a player sends its custom data in a header the preflight must allow',
+    },
+    {
+      id: 'timeout-zero-accepted',
+      file: `${S}/http/deadline.ts`,
+      original: 'value < 1 ||',
+      mutated: 'value < 0 ||',
+      why: 'authorizeTimeoutMs 0 would refuse every request at once: refuse the option instead',
+    },
+    {
+      id: 'deadline-signal-not-aborted',
+      file: `${S}/http/deadline.ts`,
+      original: 'if (!outcome.ok && outcome.timedOut) controller.abort(deadlineReason(timeoutMs));',
+      mutated: '',
+      why: "authorize's signal must abort at the deadline so the site can stop its own work",
+    },
+    {
+      id: 'body-bom-kept',
+      file: `${S}/http/body.ts`,
+      original: 'text.charCodeAt(0) === 0xfeff ? text.slice(1) : text',
+      mutated: 'text',
+      why: 'a JSON body with a BOM is still JSON',
+    },
+    {
+      id: 'max-body-zero-accepted',
+      file: `${S}/http/body.ts`,
+      original: 'value <= 0) {',
+      mutated: 'value < 0) {',
+      why: 'maxBodyBytes 0 refuses every request: refuse the option',
+    },
+    {
+      id: 'guard-same-site-allowed',
+      file: `${S}/http/request-guard.ts`,
+      original: "      fetchSite === 'same-site' ||\n",
+      mutated: '',
+      why: "a sibling subdomain is another origin: its page must not post with the user's cookies",
+    },
+    {
+      id: 'guard-charset-refused',
+      file: `${S}/http/request-guard.ts`,
+      original: ".split(';')[0]?.trim().toLowerCase();",
+      mutated: '.trim().toLowerCase();',
+      why: 'application/json; charset=utf-8 is JSON',
+    },
+    {
+      id: 'guard-same-origin-port',
+      file: `${S}/http/request-guard.ts`,
+      original: 'return new URL(origin).host === host.toLowerCase();',
+      mutated: 'return new URL(origin).hostname === host.toLowerCase();',
+      why: 'an older browser (no Sec-Fetch-Site) posting from the same host and port is the site itself',
+    },
+  ]
+    .map((m) => ({
+      ...m,
+      tests: m.file.includes('/crypto/')
+        ? crypto
+        : m.file.includes('/token/')
+          ? token
+          : m.file.includes('/custom-data/')
+            ? customData
+            : m.file.includes('/gateway/')
+              ? gateway
+              : http,
+    }))
+    .map((m) => ({ ...m, tests: [...m.tests, mutants] })),
+};

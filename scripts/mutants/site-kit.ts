@@ -60,8 +60,8 @@ export const siteKit: Catalogue = {
     {
       id: 'cbc-chain-state-wrong-block',
       file: `${S}/crypto/cbc-context.ts`,
-      original: 'state.set(out.subarray(out.length - BLOCK));',
-      mutated: 'state.set(out.subarray(0, BLOCK));',
+      original: 'state.set(bytes.subarray(bytes.length - BLOCK));',
+      mutated: 'state.set(bytes.subarray(0, BLOCK));',
       why: 'the kept cipher chains on the last ciphertext block: the wrong block breaks every second message with one key',
     },
     // --- token: hash, time, site, encodings
@@ -211,8 +211,8 @@ export const siteKit: Catalogue = {
     {
       id: 'json-string-unescaped',
       file: `${S}/token/issue-rules.ts`,
-      original: 'return PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);',
-      mutated: 'return `"${value}"`;',
+      original: 'const json = PLAIN_TEXT.test(value) ? `"${value}"` : JSON.stringify(value);',
+      mutated: 'const json = `"${value}"`;',
       why: 'a user_id or cid with a quote or backslash must be escaped, or the token is not JSON',
     },
     // --- custom data
@@ -304,7 +304,7 @@ export const siteKit: Catalogue = {
     {
       id: 'deadline-signal-not-aborted',
       file: `${S}/http/deadline.ts`,
-      original: 'if (!outcome.ok && outcome.timedOut) controller.abort(deadlineReason(timeoutMs));',
+      original: 'if (!outcome.ok && outcome.timedOut) expire();',
       mutated: '',
       why: "authorize's signal must abort at the deadline so the site can stop its own work",
     },

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { KeyObject } from 'node:crypto';
 import { decodeBase64 } from '../encoding/base64.ts';
 import { toAesKey } from './aes-key.ts';
-import { cbcDecryptRaw, cbcEncrypt } from './cbc-context.ts';
+import { cbcDecryptRaw, cbcEncrypt, cbcEncryptBytes } from './cbc-context.ts';
 import { checkBlocks, checkText, damaged, unpaddedLength, type Opened } from './cbc-rules.ts';
 import type { SiteKeyInput } from './site-key.ts';
 
@@ -15,6 +15,11 @@ export function encrypt(plaintext: string, siteKey: SiteKeyInput): string {
 /** `encrypt` with a key already checked by `toAesKey`. */
 export function encryptWithKey(plaintext: string, key: KeyObject): string {
   return cbcEncrypt(key, plaintext).toString('base64');
+}
+
+/** `encryptWithKey` of the text whose UTF-8 bytes are `bytes[0, length)`. */
+export function encryptBytesWithKey(bytes: Uint8Array, length: number, key: KeyObject): string {
+  return cbcEncryptBytes(key, bytes, length).toString('base64');
 }
 
 /** Reverses `encrypt`. Wrong keys and damaged ciphertexts fail with DECRYPT_FAILED, never an OpenSSL text. */

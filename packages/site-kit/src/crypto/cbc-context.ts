@@ -62,11 +62,29 @@ function viewOf(length: number): Buffer {
 }
 
 export function cbcEncrypt(key: KeyObject, text: string): Buffer {
-  if (scratch.length < text.length * 3 + BLOCK) {
-    scratch = Buffer.alloc(text.length * 3 + BLOCK);
+  room(text.length * 3);
+  return encryptScratch(key, scratch.write(text, 0, 'utf8'));
+}
+
+/**
+ * `cbcEncrypt` of the text whose UTF-8 bytes are `bytes[0, length)`: for a writer that makes bytes
+ * rather than a text (the policy walk), whose text would cost more to flatten and write than this copy.
+ */
+export function cbcEncryptBytes(key: KeyObject, bytes: Uint8Array, length: number): Buffer {
+  room(length);
+  scratch.set(length === bytes.length ? bytes : bytes.subarray(0, length));
+  return encryptScratch(key, length);
+}
+
+function room(length: number): void {
+  if (scratch.length < length + BLOCK) {
+    scratch = Buffer.alloc(length + BLOCK);
     views = [];
   }
-  const length = scratch.write(text, 0, 'utf8');
+}
+
+/** Encrypts the `length` bytes at the scratch buffer's start, then zeroes them. */
+function encryptScratch(key: KeyObject, length: number): Buffer {
   const pad = BLOCK - (length % BLOCK);
   const input = viewOf(length + pad);
   for (let i = length; i < length + pad; i++) input[i] = pad;

@@ -39,7 +39,7 @@ export function createAsyncTokenIssuer<K>(
     const source = memo.source;
     const canonical = canonicalPolicy(source);
     const field = { field: await crypto.encrypt(canonical.data, site.aesKey), v2: canonical.v2 };
-    memo.remember(policy, source, canonical, field);
+    memo.remember(policy, source, canonical.parsed, field);
     return field;
   }
 

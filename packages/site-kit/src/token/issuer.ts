@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { encryptWithKey } from '../crypto/aes.ts';
+import { encryptBytesWithKey, encryptWithKey } from '../crypto/aes.ts';
 import { toAesKey } from '../crypto/aes-key.ts';
 import { tokenHash } from './hash.ts';
 import {
@@ -14,6 +14,7 @@ import {
 } from './issue-rules.ts';
 import { deepFreeze } from './freeze.ts';
 import { PolicyMemo, type PolicyField } from './policy-memo.ts';
+import { clearPolicyBytes, tokenPolicyBytes } from './policy-v1-text.ts';
 import { createTimestampText } from './timestamp-memo.ts';
 import { validateCredentials, type SiteCredentials } from './keys.ts';
 
@@ -52,9 +53,21 @@ export function createTokenIssuer(options: SiteCredentials): TokenIssuer {
     const found = memo.lookup(policy);
     if (found !== undefined) return found;
     const source = memo.source;
+    // The common v1 policy: its bytes, written by the walk, are encrypted without a text between.
+    const fast = tokenPolicyBytes(source);
+    if (fast !== undefined) {
+      let field: PolicyField;
+      try {
+        field = { field: encryptBytesWithKey(fast.bytes, fast.length, site.aesKey), v2: false };
+      } finally {
+        clearPolicyBytes();
+      }
+      memo.remember(policy, source, fast.parsed, field);
+      return field;
+    }
     const canonical = canonicalPolicy(source);
     const field = { field: encryptWithKey(canonical.data, site.aesKey), v2: canonical.v2 };
-    memo.remember(policy, source, canonical, field);
+    memo.remember(policy, source, canonical.parsed, field);
     return field;
   }
 

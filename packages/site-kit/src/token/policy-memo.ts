@@ -1,4 +1,3 @@
-import type { CanonicalPolicy } from './issue-rules.ts';
 import { compileShape, copyData, matchesData, matchesShape, type Shape } from './shape.ts';
 
 /** The encrypted policy field of a token and whether the policy is v2. */
@@ -74,8 +73,8 @@ export class PolicyMemo {
     return latest.field;
   }
 
-  /** Records the field made from `source` (see `lookup`) for `policy`. */
-  remember(policy: unknown, source: unknown, canonical: CanonicalPolicy, field: PolicyField): void {
+  /** Records the field made from `source` (see `lookup`), whose parse is `parsed`, for `policy`. */
+  remember(policy: unknown, source: unknown, parsed: object, field: PolicyField): void {
     if (policy === undefined) {
       this.none = field;
       return;
@@ -83,7 +82,7 @@ export class PolicyMemo {
     if (typeof policy !== 'object' || policy === null) return;
     // The parsed policy holds exactly what the parse read, and is the data of a policy written in
     // canonical form; a copy is the data of any other.
-    const data = (source === policy ? canonical.parsed : source) as object;
+    const data = (source === policy ? parsed : source) as object;
     this.add({ object: policy, data, shape: undefined, field });
   }
 

@@ -8,7 +8,7 @@ import {
   type AnyTokenPolicy,
 } from '../../src/index.ts';
 import { jsonString } from '../../src/token/issue-rules.ts';
-import { tokenPolicyText } from '../../src/token/policy-v1-text.ts';
+import { tokenPolicyBytes } from '../../src/token/policy-v1-text.ts';
 import { compileShape, matchesData, matchesShape } from '../../src/token/shape.ts';
 import { TUTO } from '../support/site.ts';
 
@@ -20,9 +20,9 @@ vi.setConfig({ testTimeout: 30_000 });
 // wrapped so that a test counts both kinds of check.
 vi.mock('../../src/token/policy-v1-text.ts', async (original) => {
   const actual = await original<typeof import('../../src/token/policy-v1-text.ts')>();
-  return { ...actual, tokenPolicyText: vi.fn(actual.tokenPolicyText) };
+  return { ...actual, tokenPolicyBytes: vi.fn(actual.tokenPolicyBytes) };
 });
-const fastChecks = vi.mocked(tokenPolicyText);
+const fastChecks = vi.mocked(tokenPolicyBytes);
 
 // Issuing again with the same policy object skips the policy's check and encryption, but only while
 // the object holds what it held: every change must give the token a fresh issuer would give.

@@ -7,6 +7,7 @@ import type { LicenseProxyOptions } from '@multidrm/site-kit';
 import * as dashjs from 'dashjs';
 import type { LicenseRequest } from 'dashjs';
 import Hls from 'hls.js';
+import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import videojsModule from 'video.js';
 import 'videojs-contrib-eme';
@@ -74,6 +75,7 @@ server.events.on('request:start', ({ request }) => {
 const teardown: Array<() => void> = [];
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => {
+  server.resetHandlers();
   service.faults.clear();
   decide = () => ({ allow: true, userId: 'member-1' });
   requests.length = 0;
@@ -340,6 +342,20 @@ describe.each(ADAPTERS)('the %s adapter in proxy mode', (adapter) => {
     // The emulator's refusal names no real site: its code table's placeholder JSON is the message.
     expect(error).toMatchObject({ errorCode: '8002', siteErrorCode: '<site code>' });
     expect(sentTo(service.licenseUrl)).toHaveLength(1);
+  });
+
+  test("a service refusal relayed with a 5xx status: the service's LicenseServiceError, not the proxy's failure", async () => {
+    // The proxy relays the service's status and body unchanged; only `{code,message}` is its own.
+    server.use(
+      http.post(service.licenseUrl, () =>
+        HttpResponse.json({ errorCode: '9999', message: 'Internal error' }, { status: 503 }),
+      ),
+    );
+    const driven = drive({ retry: { maxAttempts: 1 } });
+    const error = await failure(driven);
+    expect(error).toBeInstanceOf(LicenseServiceError);
+    expect((error as LicenseServiceError).errorCode).toBe('9999');
+    expect(error.message).not.toContain('undefined');
   });
 
   test("the proxy's own failure (SITE_ERROR, HTTP 500): a TokenFetchError naming the proxy's code and sentence", async () => {

@@ -12,8 +12,8 @@ const token = [`${T}/core/`, `${T}/v2/`, `${T}/fidelity/boundaries.test.ts`];
 const customData = [`${T}/custom-data/`];
 const gateway = [`${T}/gateway/`, `${T}/fidelity/gateway-codes.test.ts`];
 const http = [
-  `${T}/http/token-handler.test.ts`,
-  `${T}/http/site-endpoint-hardening.test.ts`,
+  `${T}/http/`,
+  `${T}/gateway/`,
   `${T}/web/web-handlers.test.ts`,
   `${T}/custom-data/handler.test.ts`,
 ];
@@ -342,6 +342,71 @@ export const siteKit: Catalogue = {
       original: 'return new URL(origin).host === host.toLowerCase();',
       mutated: 'return new URL(origin).hostname === host.toLowerCase();',
       why: 'an older browser (no Sec-Fetch-Site) posting from the same host and port is the site itself',
+    },
+    {
+      id: 'form-plus-edge',
+      file: `${S}/http/form-body.ts`,
+      original:
+        'if (end === 5 || text.charCodeAt(5) === PLUS || text.charCodeAt(end - 1) === PLUS)',
+      mutated: 'if (end === 5)',
+      why: 'a literal + first or last is a space form decoding trims: the fast reader must give what URLSearchParams gives',
+    },
+    {
+      id: 'form-escape-case',
+      file: `${S}/http/form-body.ts`,
+      original: 'const second = text.charCodeAt(at + 2) | 0x20;',
+      mutated: 'const second = text.charCodeAt(at + 2);',
+      why: '%2b and %2B are the same escape: a lower-case one must not fall to another reading',
+    },
+    {
+      id: 'fast-answer-unknown-member',
+      file: `${S}/gateway/fast-answer.ts`,
+      original: 'if (!known.has(key)) return false;',
+      mutated: 'if (!known.has(key)) continue;',
+      why: 'an unknown member in a decision goes to the schema, which refuses it with a sentence',
+    },
+    {
+      id: 'fast-answer-class-instance',
+      file: `${S}/gateway/fast-answer.ts`,
+      original: 'return proto === Object.prototype || proto === null;',
+      mutated: 'return true;',
+      why: 'a class instance or an object with inherited members is not a plain decision',
+    },
+    {
+      id: 'fast-answer-refusal-0000',
+      file: `${S}/gateway/fast-answer.ts`,
+      original:
+        "if (typeof code !== 'string' || !DIGITS.test(code) || code === SUCCESS_CODE) return undefined;",
+      mutated: "if (typeof code !== 'string' || !DIGITS.test(code)) return undefined;",
+      why: 'a refusal coded "0000" would read as an allow at the service',
+    },
+    {
+      id: 'policy-bytes-duration-without-limit',
+      file: `${S}/token/policy-v1-text.ts`,
+      original: 'if (!isSeconds(duration) || limit !== true) return false;',
+      mutated: 'if (!isSeconds(duration)) return false;',
+      why: 'duration applies only with limit: true; the schema refuses it otherwise',
+    },
+    {
+      id: 'policy-bytes-not-cleared',
+      file: `${S}/token/policy-v1-text.ts`,
+      original: 'out.fill(0, 0, at);',
+      mutated: '',
+      why: 'the shared buffer held a policy with content keys: it must be zeroed after use',
+    },
+    {
+      id: 'policy-bytes-busy-ignored',
+      file: `${S}/token/policy-v1-text.ts`,
+      original: 'if (busy) return false;',
+      mutated: '',
+      why: 'a token issued from inside a walk (an accessor) must not write over the text in the buffer',
+    },
+    {
+      id: 'policy-bytes-hex-upper',
+      file: `${S}/token/policy-v1-text.ts`,
+      original: 'const HEX16 = /^[0-9a-f]{32}$/;',
+      mutated: 'const HEX16 = /^[0-9a-fA-F]{32}$/;',
+      why: 'upper-case hex is refused when issuing (the service reads lower case)',
     },
   ]
     .map((m) => ({

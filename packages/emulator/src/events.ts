@@ -126,7 +126,9 @@ const ITERATION_QUEUE = 1000;
 export class FlowEvents implements AsyncIterable<FlowEvent | DroppedEvents> {
   #listeners = new Set<Listener>();
   #closers = new Set<() => void>();
+  /** A ring of the last HISTORY events: `#next` is where the next one goes (the oldest, once full). */
   #history: FlowEvent[] = [];
+  #next = 0;
   #closed = false;
   #iterationQueue: number;
 
@@ -156,7 +158,10 @@ export class FlowEvents implements AsyncIterable<FlowEvent | DroppedEvents> {
 
   /** The last events (up to 100), oldest first, so a late subscriber can see what just happened. */
   recent(): readonly FlowEvent[] {
-    return [...this.#history];
+    const ring = this.#history;
+    return ring.length < HISTORY
+      ? [...ring]
+      : [...ring.slice(this.#next), ...ring.slice(0, this.#next)];
   }
 
   get closed(): boolean {
@@ -169,8 +174,10 @@ export class FlowEvents implements AsyncIterable<FlowEvent | DroppedEvents> {
    */
   emit(event: FlowEvent): void {
     if (this.#closed) return;
-    this.#history.push(event);
-    if (this.#history.length > HISTORY) this.#history.shift();
+    // A ring, not push + shift: shift moves every element, on each of a license's events.
+    if (this.#history.length < HISTORY) this.#history.push(event);
+    else this.#history[this.#next] = event;
+    this.#next = (this.#next + 1) % HISTORY;
     for (const listener of this.#listeners) {
       try {
         listener(event);
@@ -265,8 +272,20 @@ export function createFlowRecorder(
       events.emit({
         ...event,
         requestId,
-        at: new Date().toISOString(),
+        at: isoNow(),
         elapsedMs: elapsedMs(),
       } as FlowEvent),
   };
+}
+
+// The events of a busy emulator fall many to a millisecond: each millisecond is formatted once.
+let isoMs = Number.NaN;
+let isoText = '';
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
 }

@@ -62,11 +62,18 @@ async function write(answer: Answer, req: IncomingMessage, res: ServerResponse):
     res.end();
     return;
   }
-  if (typeof body === 'string' || body instanceof Uint8Array) {
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    headers['content-length'] = String(bytes.byteLength);
+  // A string goes to res.end as it is: node:http then sends head and body in one write (one
+  // syscall), where bytes go out as two buffers (writev), which costs more per answer.
+  if (typeof body === 'string') {
+    headers['content-length'] = String(Buffer.byteLength(body));
     res.writeHead(status, headers);
-    res.end(bytes);
+    res.end(body);
+    return;
+  }
+  if (body instanceof Uint8Array) {
+    headers['content-length'] = String(body.byteLength);
+    res.writeHead(status, headers);
+    res.end(body);
     return;
   }
   if (!(headers['content-type'] ?? '').startsWith('text/event-stream')) {

@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
+import { withDeadline } from '../http/deadline.ts';
 import { refusalSchema, tokenGrantSchema } from '../http/decision-schemas.ts';
-import type { SiteRefusal } from '../http/site-endpoint.ts';
-import type { TokenGrant } from '../http/token-handler.ts';
+import { readRefusal, type SiteRefusal } from '../http/site-endpoint.ts';
+import { readGrant, type TokenGrant } from '../http/token-handler.ts';
 import { ProxyFailure } from './errors.ts';
 
 // The token endpoint's decision shapes, one discriminated union so a broken one is named by `allow`.
@@ -11,31 +12,36 @@ const decisionSchema = z.discriminatedUnion('allow', [tokenGrantSchema, refusalS
   error: mustBe('{ allow: true, ... } or { allow: false, status, reason }'),
 });
 
-/** The site's decision, checked; a shape it breaks is the site's bug, answered as SITE_ERROR. */
+/**
+ * The site's decision, checked; a shape it breaks is the site's bug, answered as SITE_ERROR. A
+ * plain, well-formed grant or refusal is read by hand, as the token endpoint reads it (readGrant,
+ * readRefusal); anything else goes to the schema, which also words what is wrong.
+ */
 export function readDecision(value: unknown): TokenGrant | SiteRefusal | string {
+  const known = readGrant(value) ?? readRefusal(value);
+  if (known !== undefined) return known;
   const parsed = decisionSchema.safeParse(value);
   if (parsed.success) return parsed.data as TokenGrant | SiteRefusal;
   return `authorize answered a decision that breaks its shape: ${describeIssues(parsed.error, 'decision')}.`;
 }
 
-/** Runs `authorize` within its deadline; a throw or a timeout becomes a failure. */
-export async function decideWithin<T>(decide: () => T | Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new ProxyFailure(
-            'SITE_TIMEOUT',
-            'The site could not decide in time; try again in a moment.',
-          ),
-        ),
-      ms,
+/**
+ * Runs `authorize` within its deadline; a throw or a timeout becomes a failure. A decision given
+ * at once (most sites decide from a session they hold) is returned at once, with no timer, race
+ * or promise: a timer set and cleared per request cost more than the rest of the decision.
+ */
+export function decideWithin<T>(decide: () => T | PromiseLike<T>, ms: number): T | Promise<T> {
+  const outcome = withDeadline(ms, decide);
+  return outcome instanceof Promise ? outcome.then(decided) : decided(outcome);
+}
+
+function decided<T>(outcome: Awaited<ReturnType<typeof withDeadline<T>>>): T {
+  if (outcome.ok) return outcome.value;
+  if (outcome.timedOut) {
+    throw new ProxyFailure(
+      'SITE_TIMEOUT',
+      'The site could not decide in time; try again in a moment.',
     );
-  });
-  try {
-    return await Promise.race([Promise.resolve().then(decide), late]);
-  } finally {
-    clearTimeout(timer);
   }
+  throw outcome.error;
 }

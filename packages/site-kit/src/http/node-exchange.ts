@@ -5,35 +5,51 @@ import type { Exchange } from './exchange.ts';
 
 /** An Exchange over a node:http request, for site-kit's own handlers: no web objects unless asked. */
 export function nodeExchange(req: IncomingMessage): Exchange {
-  let request: Request | undefined;
-  return {
-    method: req.method ?? 'GET',
-    url: req.url ?? '/',
-    header(name) {
-      const value = req.headers[name];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-    readBody: (maxBytes) =>
-      readNodeBody<BodyResult>(req, maxBytes, decodeBody, {
-        ok: false,
-        tooLarge: false,
-        reason: 'the request body could not be read',
-      }),
-    readBytes: (maxBytes) =>
-      readNodeBody<BytesResult>(
-        req,
-        maxBytes,
-        (chunks) => ({ ok: true, bytes: joinBytes(chunks) }),
-        { ok: false, tooLarge: false },
-      ),
-    // Without the body, which the handler has read already (as on the web path, where it is used).
-    request() {
-      request ??= lazyRequest(() => toWebRequest(req, undefined));
-      return request;
-    },
-  };
+  return new NodeExchange(req);
 }
+
+// A class rather than an object of closures: one object per request, its methods shared.
+class NodeExchange implements Exchange {
+  readonly method: string;
+  readonly url: string;
+  private readonly req: IncomingMessage;
+  private web: Request | undefined;
+
+  constructor(req: IncomingMessage) {
+    this.req = req;
+    this.method = req.method ?? 'GET';
+    this.url = req.url ?? '/';
+  }
+
+  header(name: string): string | null {
+    const value = this.req.headers[name];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  readBody(maxBytes: number): Promise<BodyResult> {
+    return readNodeBody<BodyResult>(this.req, maxBytes, decodeBody, BODY_UNREADABLE);
+  }
+
+  readBytes(maxBytes: number): Promise<BytesResult> {
+    return readNodeBody<BytesResult>(this.req, maxBytes, bytesOf, BYTES_UNREADABLE);
+  }
+
+  // Without the body, which the handler has read already (as on the web path, where it is used).
+  request(): Request {
+    const req = this.req;
+    this.web ??= lazyRequest(() => toWebRequest(req, undefined));
+    return this.web;
+  }
+}
+
+const BODY_UNREADABLE: BodyResult = Object.freeze({
+  ok: false,
+  tooLarge: false,
+  reason: 'the request body could not be read',
+});
+const BYTES_UNREADABLE: BytesResult = Object.freeze({ ok: false, tooLarge: false });
+const bytesOf = (chunks: Uint8Array[]): BytesResult => ({ ok: true, bytes: joinBytes(chunks) });
 
 /**
  * A Request that is built on first use: an `authorize` that never looks at its request (or a
@@ -44,17 +60,28 @@ export function nodeExchange(req: IncomingMessage): Exchange {
  * and refuse it: forward `request.clone()`, which is a real Request.
  */
 function lazyRequest(build: () => Request): Request {
-  let real: Request | undefined;
-  const target = (): Request => (real ??= build());
-  return new Proxy(Object.create(Request.prototype) as Request, {
-    get(_, name) {
-      const request = target();
-      const value: unknown = Reflect.get(request, name, request);
-      return typeof value === 'function' ? value.bind(request) : value;
-    },
-    has: (_, name) => Reflect.has(target(), name),
-  });
+  const target = Object.create(Request.prototype) as LazyTarget;
+  target[BUILD] = build;
+  return new Proxy(target, LAZY) as unknown as Request;
 }
+
+// The Request behind a lazy one, in a slot of the proxy's target: one handler serves them all, so
+// a lazy Request costs an object and a proxy, not a set of closures per request.
+const BUILD = Symbol('build');
+const REAL = Symbol('real');
+interface LazyTarget {
+  [BUILD]: () => Request;
+  [REAL]?: Request;
+}
+const realOf = (target: LazyTarget): Request => (target[REAL] ??= target[BUILD]());
+const LAZY: ProxyHandler<LazyTarget> = {
+  get(target, name) {
+    const request = realOf(target);
+    const value: unknown = Reflect.get(request, name, request);
+    return typeof value === 'function' ? value.bind(request) : value;
+  },
+  has: (target, name) => Reflect.has(realOf(target), name),
+};
 
 /**
  * Reads the body up to `maxBytes` and hands the chunks to `done` (text or bytes). Past the limit it

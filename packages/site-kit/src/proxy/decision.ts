@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
-import { withDeadline } from '../http/deadline.ts';
 import { refusalSchema, tokenGrantSchema } from '../http/decision-schemas.ts';
 import { readRefusal, type SiteRefusal } from '../http/site-endpoint.ts';
 import { readGrant, type TokenGrant } from '../http/token-handler.ts';
@@ -28,20 +27,39 @@ export function readDecision(value: unknown): TokenGrant | SiteRefusal | string 
 /**
  * Runs `authorize` within its deadline; a throw or a timeout becomes a failure. A decision given
  * at once (most sites decide from a session they hold) is returned at once, with no timer, race
- * or promise: a timer set and cleared per request cost more than the rest of the decision.
+ * or promise: a timer set and cleared per request cost more than the rest of the decision. A
+ * promise (or any thenable) races the deadline; its late result is dropped.
  */
 export function decideWithin<T>(decide: () => T | PromiseLike<T>, ms: number): T | Promise<T> {
-  const outcome = withDeadline(ms, decide);
-  return outcome instanceof Promise ? outcome.then(decided) : decided(outcome);
+  const decision = decide();
+  return isThenable(decision) ? raceDeadline(decision, ms) : decision;
 }
 
-function decided<T>(outcome: Awaited<ReturnType<typeof withDeadline<T>>>): T {
-  if (outcome.ok) return outcome.value;
-  if (outcome.timedOut) {
-    throw new ProxyFailure(
-      'SITE_TIMEOUT',
-      'The site could not decide in time; try again in a moment.',
+async function raceDeadline<T>(decision: PromiseLike<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ProxyFailure(
+            'SITE_TIMEOUT',
+            'The site could not decide in time; try again in a moment.',
+          ),
+        ),
+      ms,
     );
+  });
+  try {
+    return await Promise.race([decision, late]);
+  } finally {
+    clearTimeout(timer);
   }
-  throw outcome.error;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

@@ -76,16 +76,41 @@ interface Query {
  */
 export function readQuery(text: string): Query {
   if (NOT_PLAIN.test(text) || text.startsWith('?')) return new URLSearchParams(text);
-  const pairs: [string, string][] = [];
-  for (const part of text.split('&')) {
-    if (part.length === 0) continue;
-    const eq = part.indexOf('=');
-    pairs.push(eq < 0 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]);
+  return new PlainQuery(text.split('&'));
+}
+
+/** The `name=value` parts of a query with nothing to decode, read in place. */
+class PlainQuery implements Query {
+  private readonly parts: string[];
+
+  constructor(parts: string[]) {
+    this.parts = parts;
   }
-  return {
-    get: (name) => pairs.find(([n]) => n === name)?.[1] ?? null,
-    getAll: (name) => pairs.filter(([n]) => n === name).map(([, v]) => v),
-  };
+
+  get(name: string): string | null {
+    for (const part of this.parts) {
+      const value = valueOf(part, name);
+      if (value !== undefined) return value;
+    }
+    return null;
+  }
+
+  getAll(name: string): string[] {
+    const values: string[] = [];
+    for (const part of this.parts) {
+      const value = valueOf(part, name);
+      if (value !== undefined) values.push(value);
+    }
+    return values;
+  }
+}
+
+// The value of `name=value` (split at the first `=`), "" for a bare `name`, undefined for another
+// name. An empty `name` never matches: the proxy reads no such name.
+function valueOf(part: string, name: string): string | undefined {
+  if (!part.startsWith(name)) return undefined;
+  if (part.length === name.length) return '';
+  return part.charCodeAt(name.length) === 0x3d /* = */ ? part.slice(name.length + 1) : undefined;
 }
 
 /** The one value of a query name; undefined when absent or repeated (a repeat is ambiguous). */

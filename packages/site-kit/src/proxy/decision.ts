@@ -17,8 +17,11 @@ const decisionSchema = z.discriminatedUnion('allow', [tokenGrantSchema, refusalS
  * readRefusal); anything else goes to the schema, which also words what is wrong.
  */
 export function readDecision(value: unknown): TokenGrant | SiteRefusal | string {
-  const known = readGrant(value) ?? readRefusal(value);
-  if (known !== undefined) return known;
+  return readGrant(value) ?? readRefusal(value) ?? readDecisionBySchema(value);
+}
+
+/** The schema's reading alone, which readDecision's hand reading must agree with (tests). */
+export function readDecisionBySchema(value: unknown): TokenGrant | SiteRefusal | string {
   const parsed = decisionSchema.safeParse(value);
   if (parsed.success) return parsed.data as TokenGrant | SiteRefusal;
   return `authorize answered a decision that breaks its shape: ${describeIssues(parsed.error, 'decision')}.`;

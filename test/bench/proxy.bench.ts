@@ -284,7 +284,7 @@ export default async function (): Promise<void> {
     const emulatorMicros = median(emulatorCpu);
     console.log(`| proxy process CPU per request | ${proxyMicros.toFixed(0)} µs | |`);
     console.log(
-      `| proxy process CPU per request, authorize reads the session cookie (a Request built) | ${median(sessionCpu).toFixed(0)} µs | |`,
+      `| proxy process CPU per request, a browser's headers, authorize reads the cookie (a Request built) | ${median(sessionCpu).toFixed(0)} µs | |`,
     );
     console.log(
       `| emulator process CPU per request (direct) | ${emulatorMicros.toFixed(0)} µs | |`,

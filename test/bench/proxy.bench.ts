@@ -34,7 +34,9 @@ const CONNECTIONS = 32;
 const ROLE = 'MULTIDRM_BENCH_PROXY_ROLE';
 const run = promisify(execFile);
 
-// The two servers, each in its own process, reporting its port and, on request, its CPU time.
+// The servers, each in its own process, reporting its port and, on request, its CPU time. The
+// proxy's `authorize` never looks at its request, so the web Request it is given is never built;
+// a second proxy decides from the session cookie, as a site does, and pays for that Request.
 const role = process.env[ROLE];
 if (role !== undefined && process.send !== undefined) {
   let port: number;
@@ -50,7 +52,17 @@ if (role !== undefined && process.send !== undefined) {
         createLicenseProxy({
           ...SITE,
           licenseUrl: process.env['LICENSE_URL'] ?? '',
-          authorize: () => ({ allow: true, userId: 'bench-user' }),
+          authorize:
+            role === 'proxy-session'
+              ? (request) => {
+                  const user = /(?:^|;\s*)session=([\w-]+)/.exec(
+                    request.headers.get('cookie') ?? '',
+                  )?.[1];
+                  return user === undefined
+                    ? { allow: false, status: 401, reason: 'Sign in first.' }
+                    : { allow: true, userId: user };
+                }
+              : () => ({ allow: true, userId: 'bench-user' }),
         }),
       ),
     );
@@ -65,7 +77,7 @@ if (role !== undefined && process.send !== undefined) {
   process.send({ port });
 }
 
-function child(name: 'emulator' | 'proxy', env: Record<string, string> = {}) {
+function child(name: 'emulator' | 'proxy' | 'proxy-session', env: Record<string, string> = {}) {
   const worker = fork(new URL(import.meta.url), [], {
     env: { ...process.env, ...env, [ROLE]: name },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -145,6 +157,8 @@ export default async function (): Promise<void> {
   const licenseUrl = `http://127.0.0.1:${emulatorPort}/ri/licenseManager.do`;
   const proxy = child('proxy', { LICENSE_URL: licenseUrl });
   const proxyPort = await proxy.port;
+  const sessionProxy = child('proxy-session', { LICENSE_URL: licenseUrl });
+  const sessionPort = await sessionProxy.port;
   const dir = mkdtempSync(join(tmpdir(), 'multidrm-proxy-bench-'));
   try {
     // Made once: the direct path is a player in token mode that already holds its token.
@@ -173,15 +187,32 @@ export default async function (): Promise<void> {
       url: `http://127.0.0.1:${proxyPort}/drm/license?drmType=widevine&cid=${CID}`,
       script: script('proxied', { 'content-type': 'application/octet-stream' }),
     };
+    // What a browser sends a site's proxy: its session cookie and a browser's usual headers.
+    const session = {
+      url: `http://127.0.0.1:${sessionPort}/drm/license?drmType=widevine&cid=${CID}`,
+      script: script('session', {
+        'content-type': 'application/octet-stream',
+        cookie: 'session=bench-user; theme=dark',
+        'user-agent':
+          'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36',
+        accept: '*/*',
+        'accept-language': 'en-US,en;q=0.9',
+        origin: 'https://player.example',
+        'sec-fetch-site': 'same-origin',
+      }),
+    };
     // Warm-up: JIT, connection pools.
     await wrk(direct.url, direct.script, 4);
     await wrk(proxied.url, proxied.script, 4);
+    await wrk(session.url, session.script, 4);
 
     const rows = {
       latency: { direct: [] as Figures[], proxied: [] as Figures[] },
       load: { direct: [] as Figures[], proxied: [] as Figures[] },
     };
     const proxyCpu: number[] = [];
+    const sessionCpu: number[] = [];
+    const sessionLoad: Figures[] = [];
     const emulatorCpu: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       rows.latency.direct.push(await wrk(direct.url, direct.script, 1));
@@ -194,6 +225,10 @@ export default async function (): Promise<void> {
       const load = await wrk(proxied.url, proxied.script, CONNECTIONS);
       proxyCpu.push(((await cpu(proxy.worker)) - before) / load.requests);
       rows.load.proxied.push(load);
+      const sessionBefore = await cpu(sessionProxy.worker);
+      const withSession = await wrk(session.url, session.script, CONNECTIONS);
+      sessionCpu.push(((await cpu(sessionProxy.worker)) - sessionBefore) / withSession.requests);
+      sessionLoad.push(withSession);
     }
 
     const addedP50 = median(
@@ -210,6 +245,7 @@ export default async function (): Promise<void> {
       ...rows.latency.proxied,
       ...rows.load.direct,
       ...rows.load.proxied,
+      ...sessionLoad,
     ].reduce((n, f) => n + f.failures, 0);
     console.log(
       `loopback, keep-alive; wrk (1 thread) in its own process, the emulator and the proxy in one each; ${ROUNDS} interleaved rounds of ${SECONDS} s per run after a warm-up; medians. Latency at 1 connection, throughput at ${CONNECTIONS}.`,
@@ -248,6 +284,9 @@ export default async function (): Promise<void> {
     const emulatorMicros = median(emulatorCpu);
     console.log(`| proxy process CPU per request | ${proxyMicros.toFixed(0)} µs | |`);
     console.log(
+      `| proxy process CPU per request, a browser's headers, authorize reads the cookie (a Request built) | ${median(sessionCpu).toFixed(0)} µs | |`,
+    );
+    console.log(
       `| emulator process CPU per request (direct) | ${emulatorMicros.toFixed(0)} µs | |`,
     );
     // Load-independent: with a core each (the proxy on the site, the service elsewhere), the proxied
@@ -262,6 +301,7 @@ export default async function (): Promise<void> {
   } finally {
     emulator.worker.kill();
     proxy.worker.kill();
+    sessionProxy.worker.kill();
     rmSync(dir, { recursive: true, force: true });
   }
 }

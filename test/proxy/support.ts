@@ -111,23 +111,39 @@ export const sessionAuthorize: LicenseProxyOptions['authorize'] = (request) => {
   return { allow: true, userId: user };
 };
 
-/** site-kit's proxy on node:http through the node adapter, upstream the tap. */
+/**
+ * How the proxy is served: `node` is toNodeListener's direct path from the node message (what a
+ * Node site gets); `web` the web handler itself, given a web Request and answering a Response (what
+ * Workers, Deno and any other adapter get). Both must behave alike, so the proxy's tests run through
+ * each (`describe.each(PROXY_PATHS)` with `useProxyPath`).
+ */
+export type ProxyPath = 'node' | 'web';
+export const PROXY_PATHS: [string, ProxyPath][] = [
+  ['node path (from the node message)', 'node'],
+  ['web path (Request and Response)', 'web'],
+];
+let path: ProxyPath = 'node';
+
+/** The path the proxies `startProxy` makes from now on are served through. */
+export function useProxyPath(next: ProxyPath): void {
+  path = next;
+}
+
+/** site-kit's proxy on node:http through the node adapter (see ProxyPath), upstream the tap. */
 export function startProxy(
   upstream: Upstream,
   options: Partial<LicenseProxyOptions> = {},
 ): Promise<Served> {
-  return serve(
-    toNodeListener(
-      createLicenseProxy({
-        ...SITE,
-        licenseUrl: upstream.licenseUrl,
-        header: HEADER,
-        authorize: sessionAuthorize,
-        cors: { origins: [PLAYER_ORIGIN] },
-        ...options,
-      }),
-    ),
-  );
+  const proxy = createLicenseProxy({
+    ...SITE,
+    licenseUrl: upstream.licenseUrl,
+    header: HEADER,
+    authorize: sessionAuthorize,
+    cors: { origins: [PLAYER_ORIGIN] },
+    ...options,
+  });
+  // A handler site-kit did not make (this wrapper) is served as a web handler proper.
+  return serve(toNodeListener(path === 'node' ? proxy : (request) => proxy(request)));
 }
 
 /** POSTs a license request to the proxy; `query` names the DRM and cid. */

@@ -5,35 +5,51 @@ import type { Exchange } from './exchange.ts';
 
 /** An Exchange over a node:http request, for site-kit's own handlers: no web objects unless asked. */
 export function nodeExchange(req: IncomingMessage): Exchange {
-  let request: Request | undefined;
-  return {
-    method: req.method ?? 'GET',
-    url: req.url ?? '/',
-    header(name) {
-      const value = req.headers[name];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-    readBody: (maxBytes) =>
-      readNodeBody<BodyResult>(req, maxBytes, decodeBody, {
-        ok: false,
-        tooLarge: false,
-        reason: 'the request body could not be read',
-      }),
-    readBytes: (maxBytes) =>
-      readNodeBody<BytesResult>(
-        req,
-        maxBytes,
-        (chunks) => ({ ok: true, bytes: joinBytes(chunks) }),
-        { ok: false, tooLarge: false },
-      ),
-    // Without the body, which the handler has read already (as on the web path, where it is used).
-    request() {
-      request ??= lazyRequest(() => toWebRequest(req, undefined));
-      return request;
-    },
-  };
+  return new NodeExchange(req);
 }
+
+// A class rather than an object of closures: one object per request, its methods shared.
+class NodeExchange implements Exchange {
+  readonly method: string;
+  readonly url: string;
+  private readonly req: IncomingMessage;
+  private web: Request | undefined;
+
+  constructor(req: IncomingMessage) {
+    this.req = req;
+    this.method = req.method ?? 'GET';
+    this.url = req.url ?? '/';
+  }
+
+  header(name: string): string | null {
+    const value = this.req.headers[name];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  readBody(maxBytes: number): Promise<BodyResult> {
+    return readNodeBody<BodyResult>(this.req, maxBytes, decodeBody, BODY_UNREADABLE);
+  }
+
+  readBytes(maxBytes: number): Promise<BytesResult> {
+    return readNodeBody<BytesResult>(this.req, maxBytes, bytesOf, BYTES_UNREADABLE);
+  }
+
+  // Without the body, which the handler has read already (as on the web path, where it is used).
+  request(): Request {
+    const req = this.req;
+    this.web ??= lazyRequest(() => toWebRequest(req, undefined));
+    return this.web;
+  }
+}
+
+const BODY_UNREADABLE: BodyResult = Object.freeze({
+  ok: false,
+  tooLarge: false,
+  reason: 'the request body could not be read',
+});
+const BYTES_UNREADABLE: BytesResult = Object.freeze({ ok: false, tooLarge: false });
+const bytesOf = (chunks: Uint8Array[]): BytesResult => ({ ok: true, bytes: joinBytes(chunks) });
 
 /**
  * A Request that is built on first use: an `authorize` that never looks at its request (or a
@@ -44,17 +60,28 @@ export function nodeExchange(req: IncomingMessage): Exchange {
  * and refuse it: forward `request.clone()`, which is a real Request.
  */
 function lazyRequest(build: () => Request): Request {
-  let real: Request | undefined;
-  const target = (): Request => (real ??= build());
-  return new Proxy(Object.create(Request.prototype) as Request, {
-    get(_, name) {
-      const request = target();
-      const value: unknown = Reflect.get(request, name, request);
-      return typeof value === 'function' ? value.bind(request) : value;
-    },
-    has: (_, name) => Reflect.has(target(), name),
-  });
+  const target = Object.create(Request.prototype) as LazyTarget;
+  target[BUILD] = build;
+  return new Proxy(target, LAZY) as unknown as Request;
 }
+
+// The Request behind a lazy one, in a slot of the proxy's target: one handler serves them all, so
+// a lazy Request costs an object and a proxy, not a set of closures per request.
+const BUILD = Symbol('build');
+const REAL = Symbol('real');
+interface LazyTarget {
+  [BUILD]: () => Request;
+  [REAL]?: Request;
+}
+const realOf = (target: LazyTarget): Request => (target[REAL] ??= target[BUILD]());
+const LAZY: ProxyHandler<LazyTarget> = {
+  get(target, name) {
+    const request = realOf(target);
+    const value: unknown = Reflect.get(request, name, request);
+    return typeof value === 'function' ? value.bind(request) : value;
+  },
+  has: (target, name) => Reflect.has(realOf(target), name),
+};
 
 /**
  * Reads the body up to `maxBytes` and hands the chunks to `done` (text or bytes). Past the limit it
@@ -116,9 +143,7 @@ export function toWebRequest(
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2)
     headers.push([raw[i] as string, raw[i + 1] as string]);
-  // The URL only feeds routing; a malformed Host must not make the request unanswerable.
-  const base = `http://${req.headers.host ?? 'localhost'}`;
-  const url = new URL(req.url ?? '/', URL.canParse(base) ? base : 'http://localhost');
+  const url = requestUrl(req.headers.host ?? 'localhost', req.url ?? '/');
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD' || body === undefined) {
     return new Request(url, { method, headers });
@@ -126,4 +151,29 @@ export function toWebRequest(
   // A Buffer is a view on an ArrayBuffer, never a SharedArrayBuffer.
   const init = { method, headers, body: body as Uint8Array<ArrayBuffer>, duplex: 'half' };
   return new Request(url, init as RequestInit);
+}
+
+// A host name or address with an optional port: nothing that could end the authority early.
+const PLAIN_HOST = /^(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+let lastHost = '';
+let lastBase = 'http://localhost';
+
+/**
+ * The request's URL, for its web Request. The URL only feeds routing; a malformed Host must not make
+ * the request unanswerable, so a base that does not parse is http://localhost. What clients send,
+ * a plain Host and a path (`/...`, not `//`, not `/\\`), is given to Request as one string, which
+ * it parses once: the URL that `new URL(path, base)` names, without parsing it twice (a URL cost a
+ * third of a Request). Any other target (absolute, scheme-relative, `*`) is resolved as it was.
+ */
+export function requestUrl(host: string, target: string): string | URL {
+  if (host !== lastHost) {
+    const base = `http://${host}`;
+    lastBase = URL.canParse(base) ? base : 'http://localhost';
+    lastHost = host;
+  }
+  const plainPath =
+    target.charCodeAt(0) === 0x2f /* / */ &&
+    target.charCodeAt(1) !== 0x2f &&
+    target.charCodeAt(1) !== 0x5c; /* \ */
+  return plainPath && PLAIN_HOST.test(host) ? lastBase + target : new URL(target, lastBase);
 }

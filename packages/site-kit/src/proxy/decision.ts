@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
 import { refusalSchema, tokenGrantSchema } from '../http/decision-schemas.ts';
-import type { SiteRefusal } from '../http/site-endpoint.ts';
-import type { TokenGrant } from '../http/token-handler.ts';
+import { readRefusal, type SiteRefusal } from '../http/site-endpoint.ts';
+import { readGrant, type TokenGrant } from '../http/token-handler.ts';
 import { ProxyFailure } from './errors.ts';
 
 // The token endpoint's decision shapes, one discriminated union so a broken one is named by `allow`.
@@ -11,15 +11,34 @@ const decisionSchema = z.discriminatedUnion('allow', [tokenGrantSchema, refusalS
   error: mustBe('{ allow: true, ... } or { allow: false, status, reason }'),
 });
 
-/** The site's decision, checked; a shape it breaks is the site's bug, answered as SITE_ERROR. */
+/**
+ * The site's decision, checked; a shape it breaks is the site's bug, answered as SITE_ERROR. A
+ * plain, well-formed grant or refusal is read by hand, as the token endpoint reads it (readGrant,
+ * readRefusal); anything else goes to the schema, which also words what is wrong.
+ */
 export function readDecision(value: unknown): TokenGrant | SiteRefusal | string {
+  return readGrant(value) ?? readRefusal(value) ?? readDecisionBySchema(value);
+}
+
+/** The schema's reading alone, which readDecision's hand reading must agree with (tests). */
+export function readDecisionBySchema(value: unknown): TokenGrant | SiteRefusal | string {
   const parsed = decisionSchema.safeParse(value);
   if (parsed.success) return parsed.data as TokenGrant | SiteRefusal;
   return `authorize answered a decision that breaks its shape: ${describeIssues(parsed.error, 'decision')}.`;
 }
 
-/** Runs `authorize` within its deadline; a throw or a timeout becomes a failure. */
-export async function decideWithin<T>(decide: () => T | Promise<T>, ms: number): Promise<T> {
+/**
+ * Runs `authorize` within its deadline; a throw or a timeout becomes a failure. A decision given
+ * at once (most sites decide from a session they hold) is returned at once, with no timer, race
+ * or promise: a timer set and cleared per request cost more than the rest of the decision. A
+ * promise (or any thenable) races the deadline; its late result is dropped.
+ */
+export function decideWithin<T>(decide: () => T | PromiseLike<T>, ms: number): T | Promise<T> {
+  const decision = decide();
+  return isThenable(decision) ? raceDeadline(decision, ms) : decision;
+}
+
+async function raceDeadline<T>(decision: PromiseLike<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -34,8 +53,16 @@ export async function decideWithin<T>(decide: () => T | Promise<T>, ms: number):
     );
   });
   try {
-    return await Promise.race([Promise.resolve().then(decide), late]);
+    return await Promise.race([decision, late]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

@@ -1,5 +1,6 @@
 import { SiteKitError } from '../errors.ts';
 import type { IssuesTokens } from '../http/token-handler.ts';
+import type { IssueOptions } from '../token/issue-rules.ts';
 import type { Answer, Exchange } from '../http/exchange.ts';
 import { toWebHandler, type WebHandler } from '../http/web.ts';
 import type { DrmType } from '../schemas/drm-type.ts';
@@ -42,6 +43,10 @@ export function createLicenseProxyWith(
     options.fetch === undefined ? defaultTransport() : fetchTransport(options.fetch);
   const { authorize } = options;
   const limits = { deadlineMs: config.upstreamMs, maxAnswerBytes: config.maxAnswerBytes };
+  const licenseUrl = config.licenseUrl.href;
+  const serverInfo = new URL(config.licenseUrl);
+  serverInfo.searchParams.set('mode', 'getserverinfo');
+  const serverInfoUrl = serverInfo.href;
 
   function forwarded(exchange: Exchange, headers: Record<string, string>): Record<string, string> {
     for (const name of config.forwardHeaders) {
@@ -71,10 +76,11 @@ export function createLicenseProxyWith(
   async function token(exchange: Exchange, drmType: DrmType, cid: string): Promise<string> {
     let decided: unknown;
     try {
-      decided = await decideWithin(
+      decided = decideWithin(
         () => authorize(exchange.request(), { drmType, cid }),
         config.authorizeMs,
       );
+      if (decided instanceof Promise) decided = await decided;
     } catch (error) {
       if (error instanceof ProxyFailure) throw error;
       throw siteError(`authorize threw: ${firstLine(error)}`);
@@ -82,33 +88,34 @@ export function createLicenseProxyWith(
     const decision = readDecision(decided);
     if (typeof decision === 'string') throw siteError(decision);
     if (!decision.allow) {
-      emit({ type: 'decision', drmType, cid, allow: false, status: decision.status });
+      if (watching) emit({ type: 'decision', drmType, cid, allow: false, status: decision.status });
       throw new ProxyFailure('SITE_REFUSED', decision.reason, { status: decision.status });
     }
-    const { allow: _allow, policy, userId, responseFormat, keyRotation } = decision;
+    const { policy, userId, responseFormat, keyRotation } = decision;
+    // Only the members that are set: the issuer treats an absent option and an undefined one alike.
+    const grant: IssueOptions = { cid, drmType, policy: policy ?? V2_POLICY };
+    if (userId !== undefined) grant.userId = userId;
+    if (responseFormat !== undefined) grant.responseFormat = responseFormat;
+    if (keyRotation !== undefined) grant.keyRotation = keyRotation;
     let text: string;
     try {
-      text = await issuer.issue({
-        cid,
-        drmType,
-        policy: policy ?? { policy_version: 2 },
-        ...(userId === undefined ? {} : { userId }),
-        ...(responseFormat === undefined ? {} : { responseFormat }),
-        ...(keyRotation === undefined ? {} : { keyRotation }),
-      });
+      const issued = issuer.issue(grant);
+      text = typeof issued === 'string' ? issued : await issued;
     } catch (error) {
       // The policy is the site's: a token it cannot make is the site's bug, not the player's.
       const why = error instanceof SiteKitError ? error.message : firstLine(error);
       throw siteError(`the token could not be issued: ${why}`);
     }
-    emit({
-      type: 'decision',
-      drmType,
-      cid,
-      allow: true,
-      status: 200,
-      ...(userId === undefined ? {} : { userId }),
-    });
+    if (watching) {
+      emit({
+        type: 'decision',
+        drmType,
+        cid,
+        allow: true,
+        status: 200,
+        ...(userId === undefined ? {} : { userId }),
+      });
+    }
     return text;
   }
 
@@ -126,13 +133,9 @@ export function createLicenseProxyWith(
     }
     const bytes = await body(exchange);
     const headers = forwarded(exchange, { 'content-type': drm.contentType });
-    if (kind === 'server-info') {
-      const url = new URL(config.licenseUrl);
-      url.searchParams.set('mode', 'getserverinfo');
-      return { url: url.href, method: 'POST', headers, body: bytes };
-    }
+    if (kind === 'server-info') return { url: serverInfoUrl, method: 'POST', headers, body: bytes };
     headers[config.header] = await token(exchange, drm.drmType, asked.cid as string);
-    return { url: config.licenseUrl.href, method: 'POST', headers, body: bytes };
+    return { url: licenseUrl, method: 'POST', headers, body: bytes };
   }
 
   function relay(answer: UpstreamAnswer, cors: Record<string, string>): Answer {
@@ -162,28 +165,31 @@ export function createLicenseProxyWith(
       if (checked instanceof ProxyFailure) throw checked;
       corsHeaders = checked;
       const asked = readProxyRequest(exchange.method, exchange.url, drms);
-      emit({
-        type: 'request',
-        kind: asked.kind,
-        drmType: asked.drm.drmType,
-        ...(asked.cid === undefined ? {} : { cid: asked.cid }),
-      });
+      // Events are built only for a listener: a proxy nobody watches makes none per request.
+      if (watching) {
+        emit({
+          type: 'request',
+          kind: asked.kind,
+          drmType: asked.drm.drmType,
+          ...(asked.cid === undefined ? {} : { cid: asked.cid }),
+        });
+      }
       const call = await upstreamCall(exchange, asked);
-      const started = Date.now();
+      const started = watching ? Date.now() : 0;
       const answer = await transport(call, limits);
-      const read =
-        config.unwrapJson || watching
-          ? readAnswer(answer, asked.drm.drmType, config.unwrapJson)
-          : { answer };
-      emit({
-        type: 'upstream',
-        kind: asked.kind,
-        drmType: asked.drm.drmType,
-        status: answer.status,
-        ms: Date.now() - started,
-        ...(read.errorCode === undefined ? {} : { errorCode: read.errorCode }),
-        ...(read.deviceInfo === undefined ? {} : { deviceInfo: read.deviceInfo }),
-      });
+      if (!config.unwrapJson && !watching) return relay(answer, corsHeaders);
+      const read = readAnswer(answer, asked.drm.drmType, config.unwrapJson);
+      if (watching) {
+        emit({
+          type: 'upstream',
+          kind: asked.kind,
+          drmType: asked.drm.drmType,
+          status: answer.status,
+          ms: Date.now() - started,
+          ...(read.errorCode === undefined ? {} : { errorCode: read.errorCode }),
+          ...(read.deviceInfo === undefined ? {} : { deviceInfo: read.deviceInfo }),
+        });
+      }
       return relay(read.answer, corsHeaders);
     } catch (error) {
       const failure =
@@ -207,6 +213,9 @@ export function createLicenseProxyWith(
     emit(event);
   }
 }
+
+// The default grant's policy: a v2 token (the issuer reads it, never changes it).
+const V2_POLICY = Object.freeze({ policy_version: 2 as const });
 
 function siteError(reason: string): ProxyFailure {
   return new ProxyFailure('SITE_ERROR', 'The site could not decide; try again later.', {

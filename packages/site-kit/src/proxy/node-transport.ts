@@ -1,9 +1,16 @@
 // The modules themselves, read at each call: test tools (msw, nock) patch `http.request` on them,
 // which named imports, bound when this module loads, would not see.
-import http, { type IncomingMessage } from 'node:http';
+import http, { type IncomingMessage, type RequestOptions } from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import type { ProxyFailure } from './errors.ts';
 import { upstreamFailure, type Transport, type UpstreamAnswer } from './upstream.ts';
+
+/** Where a URL goes, as node:http's options: parsed once per URL, not once per request. */
+interface Target {
+  secure: boolean;
+  options: RequestOptions;
+}
 
 /**
  * The transport over node:http(s) with keep-alive agents, for the Node build: on Node it costs a
@@ -15,9 +22,32 @@ export function nodeTransport(): Transport {
     http: new http.Agent({ keepAlive: true }),
     https: new https.Agent({ keepAlive: true }),
   };
+  // The proxy calls a few fixed URLs (the license URL, the certificates): a URL string given to
+  // http.request is parsed again on every call, which cost as much as the rest of the call's setup.
+  const targets = new Map<string, Target>();
+  const targetOf = (url: string): Target => {
+    let target = targets.get(url);
+    if (target === undefined) {
+      const secure = url.startsWith('https:');
+      const { protocol, hostname, port, path } = urlToHttpOptions(new URL(url));
+      target = {
+        secure,
+        options: {
+          protocol,
+          hostname,
+          ...(port === undefined || port === '' ? {} : { port: Number(port) }),
+          path,
+          agent: secure ? agents.https : agents.http,
+        },
+      };
+      // Bounded anyway (the URLs come from the options), but never let a bug make it grow.
+      if (targets.size < 64) targets.set(url, target);
+    }
+    return target;
+  };
   return (call, limits) =>
     new Promise<UpstreamAnswer>((resolve, reject) => {
-      const secure = call.url.startsWith('https:');
+      const { secure, options } = targetOf(call.url);
       let settled = false;
       const fail = (failure: ProxyFailure) => {
         if (settled) return;
@@ -28,10 +58,10 @@ export function nodeTransport(): Transport {
       };
       const headers: Record<string, string> = { ...call.headers };
       if (call.body !== null) headers['content-length'] = String(call.body.byteLength);
-      const req = (secure ? https.request : http.request)(call.url, {
+      const req = (secure ? https.request : http.request)({
+        ...options,
         method: call.method,
         headers,
-        agent: secure ? agents.https : agents.http,
       });
       const timer = setTimeout(() => fail(upstreamFailure('timeout', limits)), limits.deadlineMs);
       req.on('error', () => fail(upstreamFailure('unreachable', limits)));
@@ -54,15 +84,13 @@ export function nodeTransport(): Transport {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
+          // A Buffer is the Uint8Array it claims to be; kept as one, node:http writes it out as it
+          // is, where a plain Uint8Array view is wrapped in a Buffer again on the way out.
           const joined = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
           resolve({
             status,
             contentType: res.headers['content-type'] ?? null,
-            bytes: new Uint8Array(
-              joined.buffer,
-              joined.byteOffset,
-              joined.byteLength,
-            ) as Uint8Array<ArrayBuffer>,
+            bytes: joined as Uint8Array as Uint8Array<ArrayBuffer>,
           });
         });
       });

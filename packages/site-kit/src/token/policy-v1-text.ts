@@ -24,7 +24,6 @@ type Json = Record<string, unknown>;
 // member, the longest values) is under 700 bytes (a test holds it under CAPACITY), so no write checks
 // the room left.
 const CAPACITY = 1024;
-const out = new Uint8Array(CAPACITY);
 let at = 0;
 // A walk reads members, which may be accessors: one that issues a token while the buffer is in use
 // finds the walk busy and takes the schema's path instead of writing over the text.
@@ -39,6 +38,9 @@ type ByteWriter = (value: unknown, into: Json, name: string) => boolean;
 export type Writer = (value: unknown, into: Json, name: string) => string | undefined;
 
 const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
+
+// Made at the first walk, not when the module loads: a bundle that never writes a policy pays nothing.
+let out = ascii('');
 
 function put(piece: Uint8Array): void {
   out.set(piece, at);
@@ -349,6 +351,7 @@ const tokenBytes = (value: unknown, into: Json, name: string): boolean => {
 /** Runs a byte writer from the buffer's start; the text stays there when it was sure. */
 function walk(write: ByteWriter, value: unknown, into: Json, name: string): boolean {
   if (busy) return false;
+  if (out.length === 0) out = new Uint8Array(CAPACITY);
   busy = true;
   at = 0;
   let sure = false;

@@ -361,18 +361,18 @@ export const siteKit: Catalogue = {
         'a lower-case escape the fast reader leaves falls to URLSearchParams, which gives the same value: only slower',
     },
     {
-      id: 'fast-answer-unknown-member',
-      file: `${S}/gateway/fast-answer.ts`,
+      id: 'hand-read-unknown-member',
+      file: `${S}/schemas/plain-object.ts`,
       original: 'if (!known.has(key)) return false;',
       mutated: 'if (!known.has(key)) continue;',
-      why: 'an unknown member in a decision goes to the schema, which refuses it with a sentence',
+      why: 'an unknown member in a decision or a policy goes to the schema, which refuses it with a sentence',
     },
     {
-      id: 'fast-answer-class-instance',
-      file: `${S}/gateway/fast-answer.ts`,
+      id: 'hand-read-class-instance',
+      file: `${S}/schemas/plain-object.ts`,
       original: 'return proto === Object.prototype || proto === null;',
       mutated: 'return true;',
-      why: 'a class instance or an object with inherited members is not a plain decision',
+      why: 'a class instance or an object with a prototype of its own is read by the schema, not by hand',
     },
     {
       id: 'fast-answer-refusal-0000',
@@ -415,13 +415,15 @@ export const siteKit: Catalogue = {
       ...m,
       tests: m.file.includes('/crypto/')
         ? crypto
-        : m.file.includes('/token/')
-          ? token
-          : m.file.includes('/custom-data/')
-            ? customData
-            : m.file.includes('/gateway/')
-              ? gateway
-              : http,
+        : m.file.includes('/schemas/')
+          ? [...token, ...gateway, ...http]
+          : m.file.includes('/token/')
+            ? token
+            : m.file.includes('/custom-data/')
+              ? customData
+              : m.file.includes('/gateway/')
+                ? gateway
+                : http,
     }))
     .map((m) => ({ ...m, tests: [...m.tests, mutants] })),
 };

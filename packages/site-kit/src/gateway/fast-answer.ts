@@ -5,6 +5,7 @@ import {
   writeSecurityPolicy,
 } from '../token/policy-v1-text.ts';
 import { SUCCESS_CODE } from './answer.ts';
+import { isPlainObject, onlyKnown } from '../schemas/plain-object.ts';
 
 // The answer to a JSON request, for the decisions sites usually make, checked and written by hand:
 // gatewayDecisionSchema's parse, buildAnswer and serializeGatewayAnswer cost a gateway request as
@@ -32,24 +33,9 @@ const ALLOW = new Set([
 const REFUSE = new Set(['allow', 'error_code', 'error_message']);
 const DIGITS = /^\d+$/;
 
-function plain(value: unknown): value is Json {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-function onlyKnown(value: Json, count: number, known: ReadonlySet<string>): boolean {
-  let seen = 0;
-  for (const key in value) {
-    if (!known.has(key)) return false;
-    seen++;
-  }
-  return seen === count;
-}
-
 /** The decision's JSON answer to a request with this nonce, or undefined when not sure. */
 export function jsonAnswerText(decision: unknown, nonce: string): JsonAnswerText | undefined {
-  if (!plain(decision)) return undefined;
+  if (!isPlainObject(decision)) return undefined;
   const allow = decision['allow'];
   if (allow === true) return allowText(decision, nonce);
   if (allow === false) return refusalText(decision, nonce);

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { mustBe } from '../schemas/must-be.ts';
 import { canonicalDrmType, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { buildXml } from './xml.ts';
+import { isPlainObject } from '../schemas/plain-object.ts';
 
 /** The format the license service called the gateway in; the answer must use the same one. */
 export type GatewayFormat = 'json' | 'xml';
@@ -90,9 +91,7 @@ export function serializeGatewayRequest(request: GatewayRequest): string {
  * then reads or refuses with its message (test/gateway/request-fast.test.ts holds the two equal).
  */
 function readJsonRequest(value: unknown): GatewayRequest | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const { user_id, cid, oid, nonce, device_id, device_type, drm_type } = value as Record<
     string,
     unknown

@@ -11,6 +11,7 @@ import { methodNotAllowed, payloadTooLarge, textAnswer } from './exchange.ts';
 import { toWebHandler, type WebHandler } from './web.ts';
 import { createRequestGuard, type RequestGuardOptions } from './request-guard.ts';
 import { parsePlayerRequest, type PlayerRequest } from './site-request.ts';
+import { isPlainObject } from '../schemas/plain-object.ts';
 
 /** The site's refusal: 401 when the user is not signed in, 403 when not entitled. */
 export interface SiteRefusal {
@@ -89,9 +90,7 @@ const REFUSAL_MEMBERS = new Set(['allow', 'status', 'reason']);
 
 /** refusalSchema's reading of a plain, well-formed refusal, by hand; undefined when not sure. */
 export function readRefusal(value: unknown): SiteRefusal | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const { allow, status, reason } = value as Record<string, unknown>;
   if (allow !== false || (status !== 401 && status !== 403)) return undefined;
   if (typeof reason !== 'string' || reason.length === 0) return undefined;

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { canonicalDrmType, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
+import { isPlainObject } from '../schemas/plain-object.ts';
 
 /** What a player asks the site for: the default protocol's JSON body `{"cid","drm_type"}`. */
 export interface PlayerRequest {
@@ -40,9 +41,7 @@ export function parsePlayerRequest(text: string): PlayerRequestResult {
 
 /** The schema's reading of a plain, well-formed body, by hand; undefined leaves it to the schema. */
 function readPlain(json: unknown): PlayerRequest | undefined {
-  if (typeof json !== 'object' || json === null) return undefined;
-  const proto: unknown = Object.getPrototypeOf(json);
-  if (proto !== Object.prototype && proto !== null) return undefined;
+  if (!isPlainObject(json)) return undefined;
   const { cid, drm_type } = json as Record<string, unknown>;
   const drmType = canonicalDrmType(drm_type);
   if (typeof cid !== 'string' || cid.length === 0 || drmType === undefined) return undefined;

@@ -12,6 +12,7 @@ import {
   type SiteRefusal,
 } from './site-endpoint.ts';
 import type { PlayerRequest } from './site-request.ts';
+import { isPlainObject } from '../schemas/plain-object.ts';
 
 /** The site lets the user play: the token is issued for `userId` with `policy` as its token data. */
 export interface TokenGrant {
@@ -88,9 +89,7 @@ const GRANT_MEMBERS = new Set(['allow', 'userId', 'policy', 'responseFormat', 'k
  * the options); undefined when not sure, which leaves the grant to the schema.
  */
 export function readGrant(value: unknown): TokenGrant | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const { allow, userId, policy, responseFormat, keyRotation } = value as Record<string, unknown>;
   if (allow !== true) return undefined;
   if (userId !== undefined && (typeof userId !== 'string' || userId.length === 0)) return undefined;

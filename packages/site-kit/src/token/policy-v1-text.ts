@@ -1,6 +1,7 @@
 import { parseTimestamp } from '../schemas/timestamp.ts';
 import type { TokenPolicy } from '../schemas/policy.ts';
 import { utf8Text } from '../encoding/utf8.ts';
+import { isPlainObject, onlyKnown } from '../schemas/plain-object.ts';
 
 // The strict v1 policy rules (schemas/policy.ts) written out by hand for the common, well-formed
 // policy: one walk checks it, copies it as the schema's parse would (members in shape order, absent
@@ -76,25 +77,6 @@ function clear(): void {
   at = 0;
 }
 
-function plain(value: unknown): value is Json {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/**
- * Whether the object's enumerable members (own and inherited, as `for in` sees them) are `count`
- * members all named in `known`: with the shape's members read and counted, nothing else is there.
- */
-function onlyKnown(value: Json, count: number, known: ReadonlySet<string>): boolean {
-  let seen = 0;
-  for (const key in value) {
-    if (!known.has(key)) return false;
-    seen++;
-  }
-  return seen === count;
-}
-
 // A member's text opens with `{"name":` (the first) or `,"name":`, both encoded once here, and a
 // boolean member's with its value too: a member then costs one or two copies.
 interface Member {
@@ -154,7 +136,7 @@ const PLAYBACK = new Set(['limit', 'persistent', 'duration', 'expire_date']);
 
 /** `playback_policy` by playbackPolicySchema, the "applied only when" rules included. */
 const playbackBytes: ByteWriter = (value, into, name) => {
-  if (!plain(value)) return false;
+  if (!isPlainObject(value)) return false;
   const { limit, persistent, duration, expire_date } = value;
   const parsed: Json = {};
   let count = 0;
@@ -194,7 +176,7 @@ const playbackBytes: ByteWriter = (value, into, name) => {
 const OUTPUT = new Set(['allow_external_display', 'control_hdcp']);
 
 const outputProtectBytes: ByteWriter = (value, into, name) => {
-  if (!plain(value)) return false;
+  if (!isPlainObject(value)) return false;
   const { allow_external_display: display, control_hdcp: hdcp } = value;
   const parsed: Json = {};
   let count = 0;
@@ -226,7 +208,7 @@ const SECURITY = new Set([
 
 /** `security_policy` by securityPolicySchema. */
 const securityBytes: ByteWriter = (value, into, name) => {
-  if (!plain(value)) return false;
+  if (!isPlainObject(value)) return false;
   const {
     hardware_drm: hardware,
     output_protect: output,
@@ -270,7 +252,7 @@ function hexMembers(names: readonly string[], pattern: RegExp): ByteWriter {
   const known = new Set(names);
   const members = names.map(member);
   return (value, into, name) => {
-    if (!plain(value)) return false;
+    if (!isPlainObject(value)) return false;
     const parsed: Json = {};
     let count = 0;
     for (let i = 0; i < names.length; i++) {
@@ -299,7 +281,7 @@ const EXTERNAL_NAMES = new Set(EXTERNAL.map(([name]) => name));
 
 /** `external_key` by externalKeySchema, lower-case hex only (upper case goes to the schema). */
 const externalKeyBytes: ByteWriter = (value, into, name) => {
-  if (!plain(value)) return false;
+  if (!isPlainObject(value)) return false;
   const parsed: Json = {};
   let count = 0;
   for (const [key, keyMember, write] of EXTERNAL) {
@@ -323,7 +305,7 @@ const tokenBytes = (value: unknown, into: Json, name: string): boolean => {
     into[name] = {};
     return true;
   }
-  if (!plain(value) || 'policy_version' in value) return false;
+  if (!isPlainObject(value) || 'policy_version' in value) return false;
   const { playback_policy: playback, security_policy: security, external_key: keys } = value;
   const parsed: Json = {};
   let count = 0;

@@ -1,3 +1,4 @@
+import { isPlainObject } from '../schemas/plain-object.ts';
 // A structural snapshot of plain JSON-like data, compiled once into a tree that a value is checked
 // against member by member. It lets an issuer reuse the work done for a policy object without
 // trusting the object's identity: what it holds is compared each time, at a fraction of a parse.
@@ -87,12 +88,6 @@ export function matchesData(value: unknown, data: object): boolean {
 
 function matchesMember(value: unknown, data: unknown): boolean {
   return typeof data === 'object' && data !== null ? matchesData(value, data) : value === data;
-}
-
-function isPlainObject(value: object): boolean {
-  if (Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
+import { withDeadline, type Deadlined } from '../http/deadline.ts';
 import { refusalSchema, tokenGrantSchema } from '../http/decision-schemas.ts';
 import { readRefusal, type SiteRefusal } from '../http/site-endpoint.ts';
 import { readGrant, type TokenGrant } from '../http/token-handler.ts';
@@ -28,41 +29,22 @@ export function readDecisionBySchema(value: unknown): TokenGrant | SiteRefusal |
 }
 
 /**
- * Runs `authorize` within its deadline; a throw or a timeout becomes a failure. A decision given
- * at once (most sites decide from a session they hold) is returned at once, with no timer, race
- * or promise: a timer set and cleared per request cost more than the rest of the decision. A
- * promise (or any thenable) races the deadline; its late result is dropped.
+ * Runs `authorize` within its deadline (the token endpoint's withDeadline); a throw or a timeout
+ * becomes a failure. A decision given at once (most sites decide from a session they hold) is
+ * returned at once, with no timer, race or promise; a promise (or any thenable) races the deadline
+ * and its late result is dropped.
  */
 export function decideWithin<T>(decide: () => T | PromiseLike<T>, ms: number): T | Promise<T> {
-  const decision = decide();
-  return isThenable(decision) ? raceDeadline(decision, ms) : decision;
+  const outcome = withDeadline(ms, decide);
+  return outcome instanceof Promise ? outcome.then(settle) : settle(outcome);
 }
 
-async function raceDeadline<T>(decision: PromiseLike<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new ProxyFailure(
-            'SITE_TIMEOUT',
-            'The site could not decide in time; try again in a moment.',
-          ),
-        ),
-      ms,
+function settle<T>(outcome: Deadlined<T>): T {
+  if (outcome.ok) return outcome.value;
+  if (outcome.timedOut)
+    throw new ProxyFailure(
+      'SITE_TIMEOUT',
+      'The site could not decide in time; try again in a moment.',
     );
-  });
-  try {
-    return await Promise.race([decision, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
+  throw outcome.error;
 }

@@ -1,6 +1,6 @@
 import { EmulatorError } from './errors.ts';
 import type { Call } from './http/exchange.ts';
-import { base64ToBytes, utf8Text } from './web/bytes.ts';
+import { base64Text } from './web/bytes.ts';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -45,7 +45,7 @@ export interface ClassifiedValue {
 export function classifyLicenseValue(value: string, name: string): ClassifiedValue {
   let json: unknown;
   try {
-    json = JSON.parse(utf8Text(base64ToBytes(value)));
+    json = JSON.parse(base64Text(value));
   } catch {
     json = undefined;
   }

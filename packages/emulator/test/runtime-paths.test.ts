@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  base64Text,
   base64ToBytes,
   bytesToBase64,
   bytesToBase64url,
@@ -75,5 +76,26 @@ describe('byte encodings', () => {
     );
     // The first "=" ends the data.
     expect([...base64ToBytes('QQ==QUJD')]).toEqual([0x41]);
+  });
+
+  it('reads base64 text as the lenient table does, natively or not', () => {
+    const viaTable = (text: string) => new TextDecoder().decode(base64ToBytes(text));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.nat(), (json, at) => {
+        const text = Buffer.from(json).toString('base64');
+        const url = Buffer.from(json).toString('base64url');
+        const cut = at % (text.replace(/=+$/, '').length + 1);
+        // atob takes the first two (standard, unpadded); the others go to the table.
+        for (const form of [
+          text,
+          text.replace(/=+$/, ''),
+          url,
+          `${text.slice(0, cut)}-_=${text}`,
+        ]) {
+          expect(base64Text(form)).toBe(viaTable(form));
+        }
+      }),
+    );
+    expect(base64Text(Buffer.from('{"a":"é😀"}').toString('base64'))).toBe('{"a":"é😀"}');
   });
 });

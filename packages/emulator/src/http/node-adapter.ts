@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
+import { createWriteBatch, type WriteBatch } from '@multidrm/site-kit/node';
 import { answerOf, coreOf, type Answer } from './exchange.ts';
 import { nodeCall, nodeRequest } from './node-request.ts';
 
@@ -17,12 +18,13 @@ export function toNodeListener(
   onError: (error: unknown) => void = () => {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const core = coreOf(handler);
+  const batch = createWriteBatch();
   const serve =
     core === undefined
       ? async (req: IncomingMessage, res: ServerResponse) =>
-          write(answerOf(await handler(nodeRequest(req, res))), req, res)
+          write(answerOf(await handler(nodeRequest(req, res))), req, res, batch)
       : async (req: IncomingMessage, res: ServerResponse) =>
-          write(await core(nodeCall(req)), req, res);
+          write(await core(nodeCall(req)), req, res, batch);
   return (req, res) => {
     serve(req, res).catch((error: unknown) => {
       // Writing to a client that has gone away is nobody's failure.
@@ -46,7 +48,12 @@ export function toNodeListener(
   };
 }
 
-async function write(answer: Answer, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function write(
+  answer: Answer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  batch: WriteBatch,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const { status, body } = answer;
   // In the order a web Headers object lists them (by name), as this server has always sent them.
@@ -64,16 +71,14 @@ async function write(answer: Answer, req: IncomingMessage, res: ServerResponse):
   }
   // A string goes to res.end as it is: node:http then sends head and body in one write (one
   // syscall), where bytes go out as two buffers (writev), which costs more per answer.
-  if (typeof body === 'string') {
-    headers['content-length'] = String(Buffer.byteLength(body));
-    res.writeHead(status, headers);
-    res.end(body);
-    return;
-  }
-  if (body instanceof Uint8Array) {
-    headers['content-length'] = String(body.byteLength);
-    res.writeHead(status, headers);
-    res.end(body);
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    headers['content-length'] = String(
+      typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+    );
+    await batch(() => {
+      res.writeHead(status, headers);
+      res.end(body);
+    });
     return;
   }
   if (!(headers['content-type'] ?? '').startsWith('text/event-stream')) {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeExchange, toWebRequest } from './node-exchange.ts';
 import { exchangeHandlerOf, type WebHandler } from './web.ts';
+import { createWriteBatch } from './write-batch.ts';
 
 /**
  * A node:http (or Express) request listener, as returned by {@link toNodeListener}; it never
@@ -18,12 +19,15 @@ export type { WebHandler };
  */
 export function toNodeListener(handler: WebHandler): NodeListener {
   const direct = exchangeHandlerOf(handler);
+  const batch = createWriteBatch();
   return async (req, res) => {
     try {
       if (direct) {
         const answer = await direct(nodeExchange(req));
-        writeHead(req, res, answer.status, answer.headers, answer.text);
-        res.end(answer.text ?? undefined);
+        await batch(() => {
+          writeHead(req, res, answer.status, answer.headers, answer.text);
+          res.end(answer.text ?? undefined);
+        });
         return;
       }
       await sendResponse(await callWeb(handler, req), req, res);

@@ -166,6 +166,7 @@ describe('the entries in every runtime', () => {
     'createCustomData',
     'parseCustomData',
     'toNodeListener',
+    'createWriteBatch',
   ];
   it.each([
     ['the root', nodeRoot, webRoot],

@@ -252,6 +252,7 @@ export class FlowEvents implements AsyncIterable<FlowEvent | DroppedEvents> {
 /** Emits the events of one license request, each stamped with the request's ID and elapsed time. */
 export interface FlowRecorder {
   readonly requestId: string;
+  /** Emits `event`, a new object the recorder takes over: it is stamped in place, not copied. */
   emit(event: DistributiveOmit<FlowEvent, keyof FlowBase>): void;
   elapsedMs(): number;
 }
@@ -268,13 +269,15 @@ export function createFlowRecorder(
   return {
     requestId,
     elapsedMs,
-    emit: (event) =>
-      events.emit({
-        ...event,
-        requestId,
-        at: isoNow(),
-        elapsedMs: elapsedMs(),
-      } as FlowEvent),
+    emit: (event) => {
+      // Stamped in place rather than copied: each license emits three events, and a spread copy of
+      // each cost more than the rest of the event. The members land in the same order either way.
+      const stamped = event as Record<string, unknown>;
+      stamped['requestId'] = requestId;
+      stamped['at'] = isoNow();
+      stamped['elapsedMs'] = elapsedMs();
+      events.emit(stamped as unknown as FlowEvent);
+    },
   };
 }
 

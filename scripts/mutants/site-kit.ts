@@ -564,6 +564,27 @@ export const siteKit: Catalogue = {
       mutated: '{ policy: fast, warnings: [] }',
       why: 'a rental_duration without persistent is read and said: the hand-read policy must say it too',
     },
+    {
+      id: 'base64-length-unchecked',
+      file: `${S}/encoding/base64.ts`,
+      original: 'if (length % 4 !== 0) return false;',
+      mutated: '',
+      why: 'unpadded base64 is not canonical: Buffer would half-decode it, the token check must refuse it',
+    },
+    {
+      id: 'base64-pad-inside',
+      file: `${S}/encoding/base64.ts`,
+      original: '(code >= 48 && code <= 57) ||',
+      mutated: '(code >= 48 && code <= 61) ||',
+      why: "an '=' (or ':', ';', '<') inside the text is not base64: Buffer stops or skips there",
+    },
+    {
+      id: 'base64-three-pads',
+      file: `${S}/encoding/base64.ts`,
+      original: 'end = value.charCodeAt(length - 2) === PAD ? length - 2 : length - 1;',
+      mutated: 'end = value.charCodeAt(length - 2) === PAD ? length - 3 : length - 1;',
+      why: 'a third padding character (or any character before two) would pass unchecked',
+    },
   ]
     .map((m) => ({
       ...m,
@@ -571,7 +592,7 @@ export const siteKit: Catalogue = {
         ? crypto
         : m.file.includes('/schemas/')
           ? [...token, ...gateway, ...http]
-          : m.file.includes('/token/')
+          : m.file.includes('/token/') || m.file.includes('/encoding/')
             ? token
             : m.file.includes('/custom-data/')
               ? customData

@@ -161,9 +161,9 @@ export const siteKit: Catalogue = {
     {
       id: 'array-token-json',
       file: `${S}/token/decode.ts`,
-      original: "typeof json !== 'object' || Array.isArray(json)) {",
-      mutated: "typeof json !== 'object') {",
-      why: 'base64 of a JSON array is a malformed token (MALFORMED_TOKEN), not a token with bad fields',
+      original: 'if (!isPlainObject(json)) {',
+      mutated: "if (json === null || typeof json !== 'object') {",
+      why: 'base64 of a JSON array, or a handed-in JSON that is an array or a class instance, is a malformed token (MALFORMED_TOKEN), not a token with bad fields',
     },
     {
       id: 'invalid-field-path',
@@ -410,6 +410,181 @@ export const siteKit: Catalogue = {
       mutated: 'const HEX16 = /^[0-9a-fA-F]{32}$/;',
       why: 'upper-case hex is refused when issuing (the service reads lower case)',
     },
+    // --- token JSON and usual policies read by hand (issue #29): the schema's result, or the schema's
+    {
+      id: 'token-fast-empty-text',
+      file: `${S}/token/read-token-fast.ts`,
+      original: "typeof value === 'string' && value.length > 0;",
+      mutated: "typeof value === 'string';",
+      why: 'an empty site_id, cid or hash is refused by the schema with a sentence; read by hand it would reach the hash',
+    },
+    {
+      id: 'token-fast-base64-unchecked',
+      file: `${S}/token/read-token-fast.ts`,
+      original: 'isText(value) && isBase64(value);',
+      mutated: 'isText(value);',
+      why: 'a hash or data that is not standard base64 must be refused as INVALID_FIELD, not half-decoded',
+    },
+    {
+      id: 'token-fast-timestamp-unchecked',
+      file: `${S}/token/read-token-fast.ts`,
+      original: 'if (issuedMs === undefined) return undefined;',
+      mutated: '',
+      why: 'a timestamp that is no real time (2026-02-30) is refused by the schema; read by hand it would verify with a NaN time',
+    },
+    {
+      id: 'token-fast-drm-type-unknown',
+      file: `${S}/token/read-token-fast.ts`,
+      original: 'if (drmType === undefined) return undefined;',
+      mutated: '',
+      why: 'an unknown drm_type is refused (the emulator answers it with its own code); read by hand it would become the default',
+    },
+    {
+      id: 'token-fast-case-warning-lost',
+      file: `${S}/token/read-token-fast.ts`,
+      original: 'const warnings = drmTypeCaseWarning(asSent, drmType);',
+      mutated: 'const warnings: string[] = [];',
+      why: 'a drm_type in another case is read and said: the hand-read token must say it too',
+    },
+    {
+      id: 'token-fast-v1-extra-member',
+      file: `${S}/token/read-token-fast.ts`,
+      original: 'if (!isBase64Text(data) || !onlyKnown(json, count, V1)) return undefined;',
+      mutated: 'if (!isBase64Text(data)) return undefined;',
+      why: 'a v1 token with an unknown member, or with both token and policy, is refused by the schema with a sentence',
+    },
+    {
+      id: 'token-fast-response-format-any',
+      file: `${S}/token/read-token-fast.ts`,
+      original:
+        "typeof value === 'string' && (RESPONSE_FORMATS as readonly string[]).includes(value);",
+      mutated: "typeof value === 'string';",
+      why: 'a response_format outside original/json/custom is refused; read by hand it would pick no known answer',
+    },
+    {
+      id: 'token-fast-key-rotation-any',
+      file: `${S}/token/read-token-fast.ts`,
+      original: "if (typeof rotation !== 'boolean') return undefined;",
+      mutated: '',
+      why: 'a key_rotation that is not true or false is refused by the schema',
+    },
+    {
+      id: 'token-fast-v2-member-order',
+      file: `${S}/token/read-token-fast.ts`,
+      original: 'fields.cid = cid;\n  fields.policy = policy;',
+      mutated: 'fields.policy = policy;\n  fields.cid = cid;',
+      why: "the hand-read token is the schema's down to the order of its members (what JSON.stringify of it writes)",
+    },
+    {
+      id: 'token-fast-issued-time',
+      file: `${S}/token/read-token-fast.ts`,
+      original:
+        'return { read: { version: 1, fields, warnings, drmTypeAsSent: asSent }, issuedMs };',
+      mutated:
+        'return { read: { version: 1, fields, warnings, drmTypeAsSent: asSent }, issuedMs: issuedMs + 1000 };',
+      why: 'the time parsed by the hand reader is the one the expiry check uses: a wrong one moves every expiry',
+    },
+    {
+      id: 'verify-json-ignored',
+      file: `${S}/token/async-verifier.ts`,
+      original: 'verify(crypto, key, settings, token, call?.json, call?.now ?? Date.now()),',
+      mutated: 'verify(crypto, key, settings, token, undefined, call?.now ?? Date.now()),',
+      why: 'the emulator hands in the JSON it decoded: the async verifier must read it, not the token again',
+    },
+    {
+      id: 'policy-fast-unsafe-integer',
+      file: `${S}/token/read-policy-fast.ts`,
+      original: "typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;",
+      mutated: "typeof value === 'number' && Number.isInteger(value) && value >= 0;",
+      why: 'a duration past 2^53 is refused by the schema; read by hand it would be a rounded number of seconds',
+    },
+    {
+      id: 'policy-fast-negative-seconds',
+      file: `${S}/token/read-policy-fast.ts`,
+      original: 'Number.isSafeInteger(value) && value >= 0;',
+      mutated: 'Number.isSafeInteger(value);',
+      why: 'a negative duration is refused by the schema with a sentence',
+    },
+    {
+      id: 'policy-fast-zero-streams',
+      file: `${S}/token/read-policy-fast.ts`,
+      original: 'if (!isSeconds(streams) || streams === 0) return undefined;',
+      mutated: 'if (!isSeconds(streams)) return undefined;',
+      why: 'max_stream_per_user 0 is refused (leave it out for no limit); read by hand it would allow no stream at all',
+    },
+    {
+      id: 'policy-fast-renewal-empty-string',
+      file: `${S}/token/read-policy-fast.ts`,
+      original: 'const DIGITS = /^\\d+$/;',
+      mutated: 'const DIGITS = /^\\d*$/;',
+      why: 'an empty renewal_duration string is refused; read by hand it would become 0 seconds',
+    },
+    {
+      id: 'policy-fast-track-types-any',
+      file: `${S}/token/read-policy-fast.ts`,
+      original:
+        "typeof value === 'string' && (ALLOWED_TRACK_TYPES as readonly string[]).includes(value);",
+      mutated: "typeof value === 'string';",
+      why: 'allowed_track_types outside the list (or in another case) is refused by the schema',
+    },
+    {
+      id: 'policy-fast-expire-date-unchecked',
+      file: `${S}/token/read-policy-fast.ts`,
+      original: "typeof value === 'string' && parseTimestamp(value) !== undefined;",
+      mutated: "typeof value === 'string';",
+      why: 'an expire_date that is no real time is refused by the schema',
+    },
+    {
+      id: 'policy-fast-v1-other-members',
+      file: `${S}/token/read-policy-fast.ts`,
+      original: 'if (playback === undefined) return onlyKnown(json, 0, V1) ? {} : undefined;',
+      mutated: 'if (playback === undefined) return {};',
+      why: 'a v1 policy with a security_policy or external_key must keep them: read as {} they are silently dropped',
+    },
+    {
+      id: 'policy-fast-v2-version',
+      file: `${S}/token/read-policy-fast.ts`,
+      original: "if (!isPlainObject(json) || json['policy_version'] !== 2) return undefined;",
+      mutated: 'if (!isPlainObject(json)) return undefined;',
+      why: 'a v2 policy without "policy_version": 2 is refused by the schema',
+    },
+    {
+      id: 'policy-fast-v2-member-order',
+      file: `${S}/token/read-policy-fast.ts`,
+      original:
+        'if (license !== undefined) {\n    if (!isSeconds(license)) return undefined;\n    read.license_duration = license;\n    count++;\n  }\n  if (expireDate !== undefined) {\n    if (!isTimestamp(expireDate)) return undefined;\n    read.expire_date = expireDate;\n    count++;\n  }',
+      mutated:
+        'if (expireDate !== undefined) {\n    if (!isTimestamp(expireDate)) return undefined;\n    read.expire_date = expireDate;\n    count++;\n  }\n  if (license !== undefined) {\n    if (!isSeconds(license)) return undefined;\n    read.license_duration = license;\n    count++;\n  }',
+      why: "the hand-read policy is the schema's down to the order of its members (JSON.stringify of a read policy is its canonical text)",
+    },
+    {
+      id: 'policy-fast-v2-warnings-lost',
+      file: `${S}/token/read-policy.ts`,
+      original: 'withV2Warnings(fast, [])',
+      mutated: '{ policy: fast, warnings: [] }',
+      why: 'a rental_duration without persistent is read and said: the hand-read policy must say it too',
+    },
+    {
+      id: 'base64-length-unchecked',
+      file: `${S}/encoding/base64.ts`,
+      original: 'if (length % 4 !== 0) return false;',
+      mutated: '',
+      why: 'unpadded base64 is not canonical: Buffer would half-decode it, the token check must refuse it',
+    },
+    {
+      id: 'base64-pad-inside',
+      file: `${S}/encoding/base64.ts`,
+      original: '(code >= 48 && code <= 57) ||',
+      mutated: '(code >= 48 && code <= 61) ||',
+      why: "an '=' (or ':', ';', '<') inside the text is not base64: Buffer stops or skips there",
+    },
+    {
+      id: 'base64-three-pads',
+      file: `${S}/encoding/base64.ts`,
+      original: 'end = value.charCodeAt(length - 2) === PAD ? length - 2 : length - 1;',
+      mutated: 'end = value.charCodeAt(length - 2) === PAD ? length - 3 : length - 1;',
+      why: 'a third padding character (or any character before two) would pass unchecked',
+    },
   ]
     .map((m) => ({
       ...m,
@@ -417,7 +592,7 @@ export const siteKit: Catalogue = {
         ? crypto
         : m.file.includes('/schemas/')
           ? [...token, ...gateway, ...http]
-          : m.file.includes('/token/')
+          : m.file.includes('/token/') || m.file.includes('/encoding/')
             ? token
             : m.file.includes('/custom-data/')
               ? customData

@@ -32,6 +32,7 @@ export {
   DEFAULT_VALIDITY_SECONDS,
   DEFAULT_CLOCK_SKEW_SECONDS,
   type VerifyOptions,
+  type VerifyCallOptions,
   type VerifiedLicenseToken,
   type VerifiedLicenseTokenV1,
   type VerifiedLicenseTokenV2,

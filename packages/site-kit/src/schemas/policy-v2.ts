@@ -7,6 +7,9 @@ import { flag, hex, obj, oneOf, seconds } from './values.ts';
 // The v2 policy (plaintext of a v2 token's `policy`), members in the order the service's current
 // token samples emit them: JSON.stringify of a parsed policy is the text they encrypt.
 
+/** The v2 `playback_policy.allowed_track_types` values. */
+export const ALLOWED_TRACK_TYPES = ['ALL', 'SD_ONLY', 'SD_HD', 'SD_UHD1', 'SD_UHD2'] as const;
+
 /**
  * Validates a v2 `playback_policy`; durations are whole seconds and `max_stream_per_user` is at
  * least 1.
@@ -15,7 +18,7 @@ export const playbackPolicyV2Schema = obj({
   persistent: flag.optional(),
   license_duration: seconds.optional(),
   expire_date: timestampSchema.optional(),
-  allowed_track_types: oneOf(['ALL', 'SD_ONLY', 'SD_HD', 'SD_UHD1', 'SD_UHD2']).optional(),
+  allowed_track_types: oneOf(ALLOWED_TRACK_TYPES).optional(),
   rental_duration: seconds.optional(),
   playback_duration: seconds.optional(),
   max_stream_per_user: z

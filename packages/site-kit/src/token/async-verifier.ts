@@ -1,6 +1,6 @@
 import type { AsyncCrypto } from '../crypto/async-crypto.ts';
 import type { Opened } from '../crypto/cbc-rules.ts';
-import { readLicenseToken, type ReadLicenseToken } from './decode.ts';
+import { readTokenTimed, type ReadLicenseToken } from './decode.ts';
 import {
   checkSite,
   checkTime,
@@ -13,6 +13,7 @@ import {
   verifiedToken,
   verifySettings,
   type VerifiedLicenseToken,
+  type VerifyCallOptions,
   type VerifyOptions,
   type VerifySettings,
 } from './verify-rules.ts';
@@ -20,7 +21,7 @@ import {
 /** The async twin of `TokenVerifier`. */
 export interface AsyncTokenVerifier {
   /** {@link TokenVerifier.verify}; rejects with the same {@link TokenError} codes. */
-  verify(token: string, options?: { now?: Date | number }): Promise<VerifiedLicenseToken>;
+  verify(token: string, options?: VerifyCallOptions): Promise<VerifiedLicenseToken>;
 }
 
 /** `createTokenVerifier` on the given crypto; the options are checked here, synchronously. */
@@ -31,7 +32,8 @@ export function createAsyncTokenVerifier<K>(
   const key = crypto.key(options.siteKey);
   const settings = verifySettings(options);
   return {
-    verify: (token, call) => verify(crypto, key, settings, token, call?.now ?? Date.now()),
+    verify: (token, call) =>
+      verify(crypto, key, settings, token, call?.json, call?.now ?? Date.now()),
   };
 }
 
@@ -40,12 +42,13 @@ async function verify<K>(
   key: K,
   settings: VerifySettings,
   token: string,
+  json: unknown,
   now: Date | number,
 ): Promise<VerifiedLicenseToken> {
-  const read = readLicenseToken(token);
+  const { read, issuedMs } = readTokenTimed(token, json);
   checkSite(settings, read);
   await checkHash(crypto, settings, read);
-  const times = checkTime(settings, read.fields.timestamp, now);
+  const times = checkTime(settings, read.fields.timestamp, issuedMs, now);
   const data = read.version === 1 ? read.fields.token : read.fields.policy;
   let opened: Opened;
   try {

@@ -9,6 +9,10 @@ import {
   type LicenseTokenV2,
 } from '../schemas/token.ts';
 import { describeIssues } from '../schemas/issues.ts';
+import { isPlainObject } from '../schemas/plain-object.ts';
+import { parseTimestamp } from '../schemas/timestamp.ts';
+import { drmTypeCaseWarning } from './drm-type-case.ts';
+import { readTokenFast } from './read-token-fast.ts';
 
 /** A token's format version: 1 has a `token` member (the main spec's), 2 a `policy` member. */
 export type TokenVersion = 1 | 2;
@@ -38,30 +42,50 @@ export function decodeLicenseToken(token: string): LicenseToken {
  * warnings (builders disagree on what they emit), wrong values are errors.
  */
 export function readLicenseToken(token: string): ReadLicenseToken {
-  const json = parseJson(token);
+  return readTokenJson(parseJson(token)).read;
+}
+
+/** A token read for verifying: the token as read, and its timestamp's time, parsed once. */
+export interface TimedRead {
+  read: ReadLicenseToken;
+  issuedMs: number;
+}
+
+/**
+ * The verifiers' read: of `json` when the caller has decoded the token already (it must be a plain
+ * object, as JSON.parse makes it), else of the token string.
+ */
+export function readTokenTimed(token: string, json: unknown): TimedRead {
+  return readTokenJson(json === undefined ? parseJson(token) : tokenObject(json));
+}
+
+// The usual token by hand, anything else by the schema, which words the error.
+function readTokenJson(json: Record<string, unknown>): TimedRead {
+  return readTokenFast(json) ?? readTokenBySchema(json);
+}
+
+/** The token JSON read by the token schemas: the path for whatever the hand-written reader leaves. */
+export function readTokenBySchema(json: Record<string, unknown>): TimedRead {
   const version = versionOf(json);
   const sent = json['drm_type'];
   const drmTypeAsSent = typeof sent === 'string' ? sent : undefined;
   if (version === 1) {
     const parsed = licenseTokenV1Schema.safeParse(json);
     if (!parsed.success) throw invalidField(parsed.error.issues, describeIssues(parsed.error, ''));
-    const warnings = caseWarning(drmTypeAsSent, parsed.data.drm_type);
-    return { version, fields: parsed.data, warnings, drmTypeAsSent };
+    const warnings = drmTypeCaseWarning(drmTypeAsSent, parsed.data.drm_type);
+    return timed({ version, fields: parsed.data, warnings, drmTypeAsSent });
   }
   const parsed = parseTolerant(licenseTokenV2Schema, json, '');
   if (!parsed.success) throw invalidField(parsed.issues, parsed.message);
-  const warnings = [...caseWarning(drmTypeAsSent, parsed.data.drm_type), ...parsed.warnings];
-  return { version, fields: parsed.data, warnings, drmTypeAsSent };
+  const warnings = [...drmTypeCaseWarning(drmTypeAsSent, parsed.data.drm_type), ...parsed.warnings];
+  return timed({ version, fields: parsed.data, warnings, drmTypeAsSent });
 }
 
-// The service's own player samples ship demo tokens with "widevine": read, and said.
-function caseWarning(sent: string | undefined, canonical: string | undefined): string[] {
-  return sent !== undefined && sent !== canonical
-    ? [
-        `drm_type: "${sent}" read as "${canonical}" (writers write that spelling; the hash covers the text as sent)`,
-      ]
-    : [];
-}
+// The schema has checked the timestamp: it is a real time.
+const timed = (read: ReadLicenseToken): TimedRead => ({
+  read,
+  issuedMs: parseTimestamp(read.fields.timestamp) as number,
+});
 
 function parseJson(token: string): Record<string, unknown> {
   if (typeof token !== 'string' || token.length === 0) {
@@ -86,13 +110,17 @@ function parseJson(token: string): Record<string, unknown> {
       'The token is base64, but what it holds is not JSON: a token is base64 of the token JSON object.',
     );
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+  return tokenObject(json);
+}
+
+function tokenObject(json: unknown): Record<string, unknown> {
+  if (!isPlainObject(json)) {
     throw new TokenError(
       'MALFORMED_TOKEN',
       'The token holds JSON that is not an object: a token is base64 of the token JSON object.',
     );
   }
-  return json as Record<string, unknown>;
+  return json;
 }
 
 function versionOf(json: Record<string, unknown>): TokenVersion {

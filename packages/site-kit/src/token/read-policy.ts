@@ -14,6 +14,7 @@ import {
 } from '../schemas/policy-v2.ts';
 import { parseTolerant } from '../schemas/tolerant.ts';
 import { upperCaseHexPaths } from '../schemas/hex-case.ts';
+import { readPolicyV1Fast, readPolicyV2Fast } from './read-policy-fast.ts';
 
 const upperCaseNotes = (externalKey: unknown): string[] =>
   upperCaseHexPaths(externalKey, 'policy.external_key').map(
@@ -23,8 +24,15 @@ const upperCaseNotes = (externalKey: unknown): string[] =>
 /**
  * A decrypted policy as the license service reads it: v1 with the spec's precedence rules as
  * warnings, v2 with unknown members and builder aliases as warnings. Wrong values are INVALID_POLICY.
+ * The usual policies are read by hand (read-policy-fast.ts), the rest by the schemas.
  */
 export function readPolicyV1(json: unknown): { policy: TokenPolicy; warnings: string[] } {
+  const fast = readPolicyV1Fast(json);
+  return fast === undefined ? readPolicyV1BySchema(json) : withV1Warnings(fast);
+}
+
+/** {@link readPolicyV1} by lenientTokenPolicySchema alone. */
+export function readPolicyV1BySchema(json: unknown): { policy: TokenPolicy; warnings: string[] } {
   const parsed = lenientTokenPolicySchema.safeParse(json);
   if (!parsed.success) {
     throw new TokenError(
@@ -32,16 +40,27 @@ export function readPolicyV1(json: unknown): { policy: TokenPolicy; warnings: st
       `The token data breaks the spec: ${describeIssues(parsed.error, 'policy')}.`,
     );
   }
+  return withV1Warnings(parsed.data);
+}
+
+function withV1Warnings(policy: TokenPolicy): { policy: TokenPolicy; warnings: string[] } {
   const warnings = [
-    ...playbackPolicyConflicts(parsed.data.playback_policy ?? {}).map(
+    ...playbackPolicyConflicts(policy.playback_policy ?? {}).map(
       (c) => `playback_policy.${c.path} ${c.message}`,
     ),
-    ...upperCaseNotes(parsed.data.external_key),
+    ...upperCaseNotes(policy.external_key),
   ];
-  return { policy: parsed.data, warnings };
+  return { policy, warnings };
 }
 
 export function readPolicyV2(json: unknown): { policy: TokenPolicyV2; warnings: string[] } {
+  const fast = readPolicyV2Fast(json);
+  // The hand-read policy has no alias and no unknown member: nothing to note of either.
+  return fast === undefined ? readPolicyV2BySchema(json) : withV2Warnings(fast, []);
+}
+
+/** {@link readPolicyV2} by the alias fold and tokenPolicyV2Schema alone. */
+export function readPolicyV2BySchema(json: unknown): { policy: TokenPolicyV2; warnings: string[] } {
   const folded = foldV2Aliases(json);
   const parsed = parseTolerant(tokenPolicyV2Schema, folded.policy, 'policy');
   if (!parsed.success) {
@@ -50,13 +69,22 @@ export function readPolicyV2(json: unknown): { policy: TokenPolicyV2; warnings: 
       `The v2 policy breaks the token format: ${parsed.message}.`,
     );
   }
-  const playback = parsed.data.playback_policy ?? {};
-  const warnings = [
+  return withV2Warnings(parsed.data, [
     ...folded.notes.map((note) => `policy.${note}`),
     ...parsed.warnings,
+  ]);
+}
+
+function withV2Warnings(
+  policy: TokenPolicyV2,
+  notes: string[],
+): { policy: TokenPolicyV2; warnings: string[] } {
+  const playback = policy.playback_policy ?? {};
+  const warnings = [
+    ...notes,
     ...playbackPolicyV2Conflicts(playback).map((c) => `playback_policy.${c.path} ${c.message}`),
     ...playbackPolicyV2Notes(playback),
-    ...upperCaseNotes(parsed.data.external_key),
+    ...upperCaseNotes(policy.external_key),
   ];
-  return { policy: parsed.data, warnings };
+  return { policy, warnings };
 }

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { openWithKey } from '../crypto/aes.ts';
 import { toAesKey } from '../crypto/aes-key.ts';
 import type { Opened } from '../crypto/cbc-rules.ts';
-import { readLicenseToken } from './decode.ts';
+import { readTokenTimed } from './decode.ts';
 import { hashesEqual, tokenHash } from './hash.ts';
 import {
   checkSite,
@@ -16,6 +16,7 @@ import {
   verifiedToken,
   verifySettings,
   type VerifiedLicenseToken,
+  type VerifyCallOptions,
   type VerifyOptions,
   type VerifySettings,
 } from './verify-rules.ts';
@@ -27,6 +28,7 @@ export {
   type VerifiedLicenseToken,
   type VerifiedLicenseTokenV1,
   type VerifiedLicenseTokenV2,
+  type VerifyCallOptions,
 } from './verify-rules.ts';
 
 /**
@@ -36,9 +38,10 @@ export {
 export interface TokenVerifier {
   /**
    * Reads, checks (site, hash, time) and decrypts a token; throws a {@link TokenError} whose code
-   * says why the service would refuse it. `now` defaults to the current time.
+   * says why the service would refuse it. `now` defaults to the current time; `json` is the token's
+   * JSON when the caller has decoded it already (see {@link VerifyCallOptions}).
    */
-  verify(token: string, options?: { now?: Date | number }): VerifiedLicenseToken;
+  verify(token: string, options?: VerifyCallOptions): VerifiedLicenseToken;
 }
 
 /** Creates a verifier whose keys are checked once: what the license service does with each token. */
@@ -46,7 +49,7 @@ export function createTokenVerifier(options: Omit<VerifyOptions, 'now'>): TokenV
   const key = toAesKey(options.siteKey);
   const settings = verifySettings(options);
   return {
-    verify: (token, call) => verify(key, settings, token, call?.now ?? Date.now()),
+    verify: (token, call) => verify(key, settings, token, call?.json, call?.now ?? Date.now()),
   };
 }
 
@@ -59,12 +62,13 @@ function verify(
   key: KeyObject,
   settings: VerifySettings,
   token: string,
+  json: unknown,
   now: Date | number,
 ): VerifiedLicenseToken {
-  const read = readLicenseToken(token);
+  const { read, issuedMs } = readTokenTimed(token, json);
   checkSite(settings, read);
   checkHash(settings, read);
-  const times = checkTime(settings, read.fields.timestamp, now);
+  const times = checkTime(settings, read.fields.timestamp, issuedMs, now);
   const data = read.version === 1 ? read.fields.token : read.fields.policy;
   let opened: Opened;
   try {

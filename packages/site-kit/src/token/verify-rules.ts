@@ -4,7 +4,7 @@ import type { SiteKeyInput } from '../crypto/site-key.ts';
 import { DEFAULT_DRM_TYPE, type DrmType } from '../schemas/drm-type.ts';
 import type { TokenPolicy } from '../schemas/policy.ts';
 import type { TokenPolicyV2 } from '../schemas/policy-v2.ts';
-import { formatTimestamp, parseTimestamp } from '../schemas/timestamp.ts';
+import { formatTimestamp } from '../schemas/timestamp.ts';
 import type { ResponseFormat } from '../schemas/token.ts';
 import type { ReadLicenseToken, TokenVersion } from './decode.ts';
 import { HASH_ENCODINGS, type HashedFields, type HashEncoding } from './hash-input.ts';
@@ -43,6 +43,20 @@ export interface VerifyOptions {
   clockSkewSeconds?: number;
   /** How a v1 token's hash is encoded; v2 tokens always use the raw digest. */
   hashEncoding?: HashEncoding;
+}
+
+/** What one `verify` call adds to the verifier's settings. */
+export interface VerifyCallOptions {
+  /** The time to check against; default now. */
+  now?: Date | number;
+  /**
+   * The token's JSON (the object the token is the base64 of), for a caller that has decoded it
+   * already, to route the token say: the verifier reads this object and does not decode the token
+   * string again. It must be a plain object, else MALFORMED_TOKEN. The hash covers the members read
+   * (all but the v2 `response_format` and `key_rotation`, which no token proves), so an object that
+   * is not the token's can only fail, or verify as that object: never as the token string.
+   */
+  json?: Record<string, unknown>;
 }
 
 interface VerifiedCommon {
@@ -142,13 +156,16 @@ export function hashMismatch(
   return new TokenError('HASH_MISMATCH', message);
 }
 
-/** The issue and expiry times, or TOKEN_EXPIRED / TOKEN_NOT_YET_VALID. */
+/**
+ * The issue and expiry times, or TOKEN_EXPIRED / TOKEN_NOT_YET_VALID; `issuedMs` is the timestamp's
+ * time, as the token's read parsed it.
+ */
 export function checkTime(
   settings: VerifySettings,
   timestamp: string,
+  issuedMs: number,
   now: Date | number,
 ): { issuedMs: number; expiresMs: number } {
-  const issuedMs = parseTimestamp(timestamp) as number;
   const nowMs = typeof now === 'number' ? now : now.getTime();
   const expiresMs = issuedMs + settings.validityMs;
   if (nowMs > expiresMs) {

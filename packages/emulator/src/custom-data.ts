@@ -1,7 +1,7 @@
 import { describeIssues, drmTypeSchema, type DrmType } from '@multidrm/site-kit';
 import { z } from 'zod';
 import { EmulatorError } from './errors.ts';
-import { base64ToBytes, utf8Bytes } from './web/bytes.ts';
+import { base64ToBytes, isStandardBase64, utf8Bytes } from './web/bytes.ts';
 import { decryptRawCbc, importAesKey, type AesKey } from './web/crypto.ts';
 
 // Gateway-mode custom data (docs/architecture.md, README decisions): base64 of {"drm_type","site_id","data"}, where data is
@@ -53,7 +53,6 @@ export function customDataKey(siteKey: string): Promise<AesKey> {
 
 const IV = utf8Bytes('0123456789abcdef');
 const BLOCK = 16;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const DUMMY_BLOCK = new Uint8Array(BLOCK);
 
@@ -70,7 +69,7 @@ export async function openCustomData(
   data: string,
   key: AesKey,
 ): Promise<{ ok: true; value: CustomDataInner } | { ok: false }> {
-  const isBase64 = BASE64.test(data);
+  const isBase64 = isStandardBase64(data);
   const bytes = base64ToBytes(isBase64 ? data : '');
   const wholeBlocks = bytes.length > 0 && bytes.length % BLOCK === 0;
   const plain = await decryptRawCbc(key, IV, wholeBlocks ? bytes : DUMMY_BLOCK);

@@ -1,6 +1,6 @@
 import { EmulatorError } from './errors.ts';
 import { parseLicenseRequest, type ClearKeyRequest } from './license-request.ts';
-import { base64ToBytes, utf8Text } from './web/bytes.ts';
+import { base64ToBytes, isStandardBase64, utf8Text } from './web/bytes.ts';
 
 // What a license request's body is, by its shape, as the service reads it before the CDM work: a
 // ClearKey request (the emulator's own door, a real license), a Widevine challenge (binary), a
@@ -78,8 +78,6 @@ function customDataOf(xml: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 /** The DRM a body is a request of, checked against the token's drm_type: one refusal per path. */
 export type LicenseDrm = 'ClearKey' | 'Widevine' | 'PlayReady' | 'FairPlay' | 'Wiseplay';
 
@@ -150,7 +148,7 @@ function fairPlay(body: LicenseBody): LicenseDrm {
     );
   }
   const spc = body.spc.trim();
-  if (!BASE64.test(spc) || base64ToBytes(spc).length === 0) {
+  if (!isStandardBase64(spc) || base64ToBytes(spc).length === 0) {
     throw new EmulatorError(
       'FAIRPLAY_BAD_SPC',
       'The spc parameter is not standard base64 of the SPC: send the SPC the CDM made, base64 encoded, URL-escaped or raw ("+" is read as "+").',

@@ -152,7 +152,7 @@ export function createLicenseFlow(
       if (refusal !== undefined) throw faultRefusal(refusal, about);
       const tokenFault = faults.strike('token', flow);
       if (tokenFault !== undefined) throw faultRefusal(tokenFault, about);
-      const auth = await tokens.authorize(value, classified.json, now());
+      const auth = await tokens.authorize(value, classified, now());
       flow.emit({
         type: 'token-checked',
         ok: true,

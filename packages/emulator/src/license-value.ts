@@ -1,8 +1,6 @@
 import { EmulatorError } from './errors.ts';
 import type { Call } from './http/exchange.ts';
-import { base64Text } from './web/bytes.ts';
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+import { base64Text, isStandardBase64 } from './web/bytes.ts';
 
 /**
  * The token or custom data of a license request: from the configured header, or else from the query
@@ -36,6 +34,8 @@ export interface ClassifiedValue {
   kind: 'token' | 'gateway';
   /** The JSON object the value is base64 of. */
   json: Record<string, unknown>;
+  /** Whether the value is standard, padded base64, the only form the service takes. */
+  standard: boolean;
 }
 
 /**
@@ -57,12 +57,14 @@ export function classifyLicenseValue(value: string, name: string): ClassifiedVal
   }
   const members = json as Record<string, unknown>;
   const gateway = 'data' in members && !('token' in members) && !('policy' in members);
-  // Tokens get the same check from site-kit; URL-safe or unpadded base64 is a player bug to report.
-  if (gateway && !BASE64.test(value)) {
+  const standard = isStandardBase64(value);
+  // A token in another form is left to site-kit, which refuses it in its own words; URL-safe or
+  // unpadded base64 is a player bug to report.
+  if (gateway && !standard) {
     throw new EmulatorError(
       'INVALID_CUSTOM_DATA',
       'The custom data is not standard base64 (check for URL-safe, URL-encoded, cut or unpadded text): send it exactly as the site made it.',
     );
   }
-  return { kind: gateway ? 'gateway' : 'token', json: members };
+  return { kind: gateway ? 'gateway' : 'token', json: members, standard };
 }

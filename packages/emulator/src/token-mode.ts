@@ -15,7 +15,15 @@ import { hashReadings } from './hash-readings.ts';
 import { grantOfV1, grantOfV2 } from './token-grant.ts';
 
 export interface TokenAuthorizer {
-  authorize(token: string, json: Record<string, unknown>, nowMs: number): Promise<Authorization>;
+  /**
+   * `json` is the token's decoded JSON; `standard` whether the token text is standard base64, when
+   * site-kit reads the JSON as it is rather than decoding the token again.
+   */
+  authorize(
+    token: string,
+    decoded: { json: Record<string, unknown>; standard: boolean },
+    nowMs: number,
+  ): Promise<Authorization>;
 }
 
 // site-kit's token error codes, as the emulator reports them. SITE_MISMATCH cannot occur: the
@@ -57,17 +65,18 @@ export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
   );
 
   return {
-    async authorize(token, json, nowMs) {
+    async authorize(token, { json, standard }, nowMs) {
       checkDrmType(json);
       // The token's JSON names its site: a token of a configured site goes straight to its verifier,
-      // which reads it once. A refusal is then worked out again below, where every refusal gets its
-      // details (errors are the rare case; the answer is the same).
+      // which reads the JSON decoded here rather than decoding the token again. A refusal is then
+      // worked out again below, where every refusal gets its details (errors are the rare case; the
+      // answer is the same).
       const named = json['site_id'];
       const verifier = typeof named === 'string' ? verifiers.get(named) : undefined;
       if (verifier !== undefined) {
         let verified: VerifiedLicenseToken | undefined;
         try {
-          verified = await verifier.verify(token, { now: nowMs });
+          verified = await verifier.verify(token, standard ? { now: nowMs, json } : { now: nowMs });
         } catch {
           verified = undefined;
         }

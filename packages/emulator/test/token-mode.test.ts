@@ -146,6 +146,20 @@ describe('token mode over HTTP', () => {
     expect(res.text).not.toContain(TOKEN_SITE.siteKey);
   });
 
+  it('refuses a token in URL-safe or unpadded base64 with 7009, as the service reads only standard base64', async () => {
+    // "???" puts a "?" (0x3f) last in a 3-byte group, which base64 writes as "/".
+    const token = issuer.issue({ cid: CID, userId: 'user-???' });
+    expect(token).toMatch(/\/.*=$/);
+    expect((await postLicense(emulator.url, token)).body).toHaveProperty('keys');
+    const urlSafe = token.replace(/\+/g, '-').replace(/\//g, '_');
+    const unpadded = token.replace(/=+$/, '');
+    for (const form of [urlSafe, unpadded]) {
+      const refusal = refusalOf(await postLicense(emulator.url, form));
+      expect(refusal).toMatchObject({ errorCode: '7009', reason: 'MALFORMED_TOKEN' });
+      expect(refusal.detail).toMatch(/not standard base64/);
+    }
+  });
+
   it('emits the flow events of an issued license, with timings and no secrets', async () => {
     const token = issuer.issue({ cid: CID, userId: 'user-42' });
     const res = await postLicense(emulator.url, token);

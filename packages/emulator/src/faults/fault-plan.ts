@@ -92,6 +92,8 @@ export class FaultPlan {
 
   /** Takes the first active fault of `stage` (of `kinds` when given) and counts it. */
   take(stage: FaultStage, kinds?: readonly FaultName[]): Fault | undefined {
+    // Asked five times per license; without faults, that must cost nothing.
+    if (this.#active.length === 0) return undefined;
     const found = this.#active.find(
       (a) =>
         STAGE[a.fault.fault] === stage && (kinds === undefined || kinds.includes(a.fault.fault)),

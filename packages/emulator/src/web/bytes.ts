@@ -69,6 +69,11 @@ export function base64ToBytes(text: string): Uint8Array {
   return length === out.length ? out : out.slice(0, length);
 }
 
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Standard, padded base64, as the service takes tokens, custom data and SPCs: nothing skipped. */
+export const isStandardBase64 = (text: string): boolean => BASE64.test(text);
+
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**

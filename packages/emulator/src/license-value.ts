@@ -1,6 +1,6 @@
 import { EmulatorError } from './errors.ts';
 import type { Call } from './http/exchange.ts';
-import { base64Text, isStandardBase64 } from './web/bytes.ts';
+import { base64Text } from './web/bytes.ts';
 
 /**
  * The token or custom data of a license request: from the configured header, or else from the query
@@ -44,8 +44,9 @@ export interface ClassifiedValue {
  */
 export function classifyLicenseValue(value: string, name: string): ClassifiedValue {
   let json: unknown;
+  const decoded = base64Text(value);
   try {
-    json = JSON.parse(base64Text(value));
+    json = JSON.parse(decoded.text);
   } catch {
     json = undefined;
   }
@@ -57,7 +58,7 @@ export function classifyLicenseValue(value: string, name: string): ClassifiedVal
   }
   const members = json as Record<string, unknown>;
   const gateway = 'data' in members && !('token' in members) && !('policy' in members);
-  const standard = isStandardBase64(value);
+  const standard = decoded.standard;
   // A token in another form is left to site-kit, which refuses it in its own words; URL-safe or
   // unpadded base64 is a player bug to report.
   if (gateway && !standard) {

@@ -78,24 +78,42 @@ describe('byte encodings', () => {
     expect([...base64ToBytes('QQ==QUJD')]).toEqual([0x41]);
   });
 
-  it('reads base64 text as the lenient table does, natively or not', () => {
+  it('reads base64 text as the lenient table does, natively or not, and tells standard base64', () => {
     const viaTable = (text: string) => new TextDecoder().decode(base64ToBytes(text));
+    const standard = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+    const read = (form: string) => {
+      expect(base64Text(form)).toEqual({ text: viaTable(form), standard: standard.test(form) });
+    };
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.nat(), (json, at) => {
         const text = Buffer.from(json).toString('base64');
-        const url = Buffer.from(json).toString('base64url');
-        const cut = at % (text.replace(/=+$/, '').length + 1);
-        // atob takes the first two (standard, unpadded); the others go to the table.
+        const cut = at % (text.length + 1);
         for (const form of [
           text,
           text.replace(/=+$/, ''),
-          url,
-          `${text.slice(0, cut)}-_=${text}`,
+          Buffer.from(json).toString('base64url'),
+          `${text.slice(0, cut)}-_=${text.slice(cut)}`,
+          `${text.slice(0, cut)} ${text.slice(cut)}`,
+          `${text.slice(0, cut)}\n${text.slice(cut, -1)}`,
+          `${text}==`,
         ]) {
-          expect(base64Text(form)).toBe(viaTable(form));
+          read(form);
         }
       }),
     );
-    expect(base64Text(Buffer.from('{"a":"é😀"}').toString('base64'))).toBe('{"a":"é😀"}');
+    // Characters of the alphabet, "=" and whitespace in any order: atob takes some, refuses others.
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom('A', 'z', '0', '+', '/', '=', ' ', '\n', '-'),
+          maxLength: 12,
+        }),
+        read,
+      ),
+    );
+    expect(base64Text(Buffer.from('{"a":"é😀"}').toString('base64'))).toEqual({
+      text: '{"a":"é😀"}',
+      standard: true,
+    });
   });
 });

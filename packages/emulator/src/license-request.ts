@@ -36,19 +36,32 @@ export function parseLicenseRequest(body: string): ClearKeyRequest {
     throw bad('kids: must be a non-empty array.');
   }
   const hexKids: string[] = [];
-  kids.forEach((kid: unknown, i) => {
-    if (typeof kid !== 'string' || !BASE64URL.test(kid)) {
-      throw bad(`kids.${i}: must be a base64url string without padding.`);
-    }
-    const bytes = base64ToBytes(kid);
-    if (bytes.length !== KID_BYTES || bytesToBase64url(bytes) !== kid) {
-      throw bad(`kids.${i}: must encode exactly ${KID_BYTES} bytes, got ${bytes.length}.`);
-    }
-    const hex = bytesToHex(bytes);
+  for (let i = 0; i < kids.length; i++) {
+    const hex = hexOfKid(kids[i], i);
     if (!hexKids.includes(hex)) hexKids.push(hex);
-  });
+  }
   if (type !== undefined && type !== 'temporary' && type !== 'persistent-license') {
     throw bad('type: must be "temporary" or "persistent-license".');
   }
   return { kids: hexKids, type: type ?? 'temporary' };
+}
+
+// Players ask for the same few key IDs again and again: each valid one's hex is kept, up to a bound.
+const KIDS_KEPT = 1024;
+const kidHex = new Map<string, string>();
+
+function hexOfKid(kid: unknown, i: number): string {
+  const known = typeof kid === 'string' ? kidHex.get(kid) : undefined;
+  if (known !== undefined) return known;
+  if (typeof kid !== 'string' || !BASE64URL.test(kid)) {
+    throw bad(`kids.${i}: must be a base64url string without padding.`);
+  }
+  const bytes = base64ToBytes(kid);
+  if (bytes.length !== KID_BYTES || bytesToBase64url(bytes) !== kid) {
+    throw bad(`kids.${i}: must encode exactly ${KID_BYTES} bytes, got ${bytes.length}.`);
+  }
+  const hex = bytesToHex(bytes);
+  if (kidHex.size >= KIDS_KEPT) kidHex.clear();
+  kidHex.set(kid, hex);
+  return hex;
 }

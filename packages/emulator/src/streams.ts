@@ -205,13 +205,9 @@ export class StreamRegistry {
       for (const live of user.streams.values())
         push(user.heap, { atMs: live.expiresMs, stream: live });
     }
+    if (!this.#overBounds()) return;
     for (const [oldestName, oldest] of this.#users) {
-      if (
-        this.#users.size <= this.#options.maxEntries &&
-        this.#streamCount <= this.#options.maxStreams
-      )
-        break;
-      if (oldest === user) break;
+      if (!this.#overBounds() || oldest === user) break;
       this.#users.delete(oldestName);
       this.#streamCount -= oldest.streams.size;
     }
@@ -226,6 +222,12 @@ export class StreamRegistry {
       pendingExpiries,
       entriesTouched: this.#touched,
     };
+  }
+
+  #overBounds(): boolean {
+    return (
+      this.#users.size > this.#options.maxEntries || this.#streamCount > this.#options.maxStreams
+    );
   }
 
   #intervalOf(policy: EffectivePolicy): number {

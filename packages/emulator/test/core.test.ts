@@ -26,6 +26,22 @@ describe('parseLicenseRequest', () => {
     });
   });
 
+  it('reads every key ID right however many come and come again, and still refuses a bad one', () => {
+    // More key IDs than the parser keeps, each read twice, in two passes.
+    const kids = Array.from({ length: 1500 }, (_, i) => i.toString(16).padStart(32, '0'));
+    for (const kid of [...kids, ...kids.toReversed()]) {
+      expect(parseLicenseRequest(JSON.stringify({ kids: [b64url(kid)] })).kids).toEqual([kid]);
+    }
+    // One bit past the 16 bytes: the same bytes, written otherwise, so not canonical.
+    const kid = b64url(KID);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(kid.slice(-1));
+    const offCanonical = kid.slice(0, -1) + alphabet.charAt(last | 1);
+    expect(() => parseLicenseRequest(JSON.stringify({ kids: [offCanonical] }))).toThrow(
+      /kids\.0: must encode exactly 16 bytes/,
+    );
+  });
+
   it.each([
     ['', /empty/],
     ['{', /not JSON/],
@@ -232,5 +248,20 @@ describe('buildClearKeyLicense', () => {
       type: 'persistent-license',
     });
     expect(JSON.stringify(license)).not.toMatch(/[=+/]/);
+  });
+
+  it('writes the key of the same configured object again after its hex changed in place', () => {
+    const configured = { kid: KID, key: KEY };
+    expect(buildClearKeyLicense([configured], false).keys[0]?.k).toBe(b64url(KEY));
+    expect(buildClearKeyLicense([configured], false).keys[0]?.k).toBe(b64url(KEY));
+    const other = 'ab'.repeat(16);
+    configured.key = other;
+    expect(buildClearKeyLicense([configured], false).keys[0]).toEqual({
+      kty: 'oct',
+      kid: b64url(KID),
+      k: b64url(other),
+    });
+    configured.kid = other;
+    expect(buildClearKeyLicense([configured], false).keys[0]?.kid).toBe(b64url(other));
   });
 });

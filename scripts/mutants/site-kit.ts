@@ -585,6 +585,21 @@ export const siteKit: Catalogue = {
       mutated: 'end = value.charCodeAt(length - 2) === PAD ? length - 3 : length - 1;',
       why: 'a third padding character (or any character before two) would pass unchecked',
     },
+    {
+      id: 'write-batch-reversed',
+      file: `${S}/http/write-batch.ts`,
+      original: 'for (const write of now) write();',
+      mutated: 'for (const write of now.reverse()) write();',
+      why: 'answers of one turn go out in the order they became ready',
+    },
+    {
+      id: 'write-batch-one-throw-stops-all',
+      file: `${S}/http/write-batch.ts`,
+      original:
+        '        try {\n          write();\n          resolve();\n        } catch (error) {\n          reject(error);\n        }',
+      mutated: '        write();\n        resolve();',
+      why: "one answer's failing write must not leave the rest of its batch unwritten (and their clients waiting)",
+    },
   ]
     .map((m) => ({
       ...m,

@@ -9,6 +9,7 @@ import {
   createCustomData,
   createGatewayHandler,
   createTokenIssuer,
+  createWriteBatch,
   toNodeListener as siteListener,
 } from '@multidrm/site-kit';
 import { createEmulatorHandler } from '../src/handler.ts';
@@ -91,6 +92,24 @@ function bareWithCallback(port: number): Listener {
   };
 }
 
+/**
+ * The bare server, writing its answers in batches as the emulator's server does: not a goal's
+ * reference (the goal is against plain node:http), printed so that what the batching alone gives
+ * can be told from what the emulator's own work costs.
+ */
+function bareBatched(): Listener {
+  const batch = createWriteBatch();
+  return (req: IncomingMessage, res: ServerResponse) => {
+    req.on('data', () => undefined);
+    req.on('end', () => {
+      void batch(() => {
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': '2' });
+        res.end('ok');
+      });
+    });
+  };
+}
+
 if (process.env[SERVER] !== undefined) {
   const [barePort, gatewayPort] = process.env[SERVER].split(',').map(Number);
   const config = {
@@ -99,6 +118,7 @@ if (process.env[SERVER] !== undefined) {
   };
   await serveInChild({
     bare,
+    bareBatched: bareBatched(),
     bareWithCallback: bareWithCallback(barePort as number),
     emulator: toNodeListener(createEmulatorHandler(config), (error) => {
       console.error(`emulator internal error: ${String(error)}`);
@@ -106,9 +126,10 @@ if (process.env[SERVER] !== undefined) {
   });
 }
 
-type Kind = 'bare' | 'token' | 'bareWithCallback' | 'gateway';
+type Kind = 'bare' | 'bareBatched' | 'token' | 'bareWithCallback' | 'gateway';
 const NAMES: Record<Kind, string> = {
   bare: 'bare node:http (reads the body, answers "ok")',
+  bareBatched: 'bare node:http, answers written in batches as the emulator writes them (no goal)',
   token: 'emulator, token mode',
   bareWithCallback: 'bare node:http + one keep-alive HTTP call upstream',
   gateway: 'emulator, gateway mode (calls the site gateway)',
@@ -136,6 +157,7 @@ export default async function (): Promise<void> {
   let server: Awaited<ReturnType<typeof forkServers>> | undefined;
   const runs: Record<Kind, RunFigures[]> = {
     bare: [],
+    bareBatched: [],
     token: [],
     bareWithCallback: [],
     gateway: [],
@@ -144,7 +166,10 @@ export default async function (): Promise<void> {
     server = await forkServers(new URL(import.meta.url), {
       [SERVER]: `${upstream.ports['bare']},${upstream.ports['gateway']}`,
     });
-    const ports = server.ports as Record<'bare' | 'bareWithCallback' | 'emulator', number>;
+    const ports = server.ports as Record<
+      'bare' | 'bareBatched' | 'bareWithCallback' | 'emulator',
+      number
+    >;
     // A token valid for the whole run (600 s), and custom data for the gateway mode.
     const token = createTokenIssuer(SITE).issue({
       cid: 'movie',
@@ -170,6 +195,7 @@ export default async function (): Promise<void> {
     });
     for (let round = 0; round < ROUNDS; round++) {
       runs.bare.push(await measure(server, spec(ports.bare)));
+      runs.bareBatched.push(await measure(server, spec(ports.bareBatched)));
       runs.token.push(await measure(server, spec(ports.emulator, token)));
       runs.bareWithCallback.push(await measure(server, spec(ports.bareWithCallback)));
       runs.gateway.push(await measure(server, spec(ports.emulator, customData)));
@@ -186,7 +212,7 @@ export default async function (): Promise<void> {
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   const references: Partial<Record<Kind, Kind>> = { token: 'bare', gateway: 'bareWithCallback' };
-  for (const kind of ['bare', 'token', 'bareWithCallback', 'gateway'] as const) {
+  for (const kind of ['bare', 'bareBatched', 'token', 'bareWithCallback', 'gateway'] as const) {
     const f = figures(runs[kind]);
     const reference = references[kind];
     const r = reference === undefined ? undefined : ratio(runs[kind], runs[reference]);
@@ -219,6 +245,12 @@ export default async function (): Promise<void> {
         String(f.failures),
         goalCell,
       ].join(' | ')} |`,
+    );
+  }
+  const batched = ratio(runs.token, runs.bareBatched);
+  if ('value' in batched) {
+    console.log(
+      `Token mode against the bare server that also writes in batches: ${batched.value.toFixed(2)}x (${batched.basis}); the goal is against plain node:http, which writes each answer at once.`,
     );
   }
   console.log(

@@ -259,6 +259,12 @@ export interface FlowRecorder {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+/** An event of one type as a flow emits it, before it is stamped. */
+export type FlowEventOf<T extends FlowEventType> = Extract<
+  DistributiveOmit<FlowEvent, keyof FlowBase>,
+  { type: T }
+>;
+
 export function createFlowRecorder(
   events: FlowEvents,
   requestId: string,

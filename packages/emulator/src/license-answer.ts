@@ -141,5 +141,7 @@ export function licenseAnswer(
 ): Answer {
   if (format !== 'original') return answerJson(jsonAnswer(license, policy, device), headers);
   const { body, contentType } = originalAnswer(license);
-  return { status: 200, headers: { ...headers, 'content-type': contentType }, body };
+  // The caller's headers are a new object, made for this answer: completed, not copied.
+  headers['content-type'] = contentType;
+  return { status: 200, headers, body };
 }

@@ -3,7 +3,7 @@ import { buildClearKeyLicense } from './clearkey-license.ts';
 import type { EmulatorConfig } from './config.ts';
 import type { ClientCodeOf } from './dialect.ts';
 import { EmulatorError } from './errors.ts';
-import type { FlowRecorder } from './events.ts';
+import type { FlowEventOf, FlowRecorder } from './events.ts';
 import { faultRefusal, type FaultPlan } from './faults/fault-plan.ts';
 import { createGatewayAuthorizer, type GatewayOptions } from './gateway-mode.ts';
 import { selectKeys } from './key-selection.ts';
@@ -60,12 +60,14 @@ export function createLicenseFlow(
     const named = attempt(() => readStreamId(call));
     const origin = call.header('origin');
     const streamId = named.value;
-    flow.emit({
+    // Members set only when present, in this order, without spreading a new object per member.
+    const arrived: FlowEventOf<'license-request'> = {
       type: 'license-request',
       kids: body.shape === 'clearkey' ? body.request.kids : [],
-      ...(origin === null ? {} : { origin }),
-      ...(streamId === undefined ? {} : { streamId }),
-    });
+    };
+    if (origin !== null) arrived.origin = origin;
+    if (streamId !== undefined) arrived.streamId = streamId;
+    flow.emit(arrived);
     if (value === undefined) {
       if (body.shape === 'playready') {
         throw new EmulatorError(
@@ -153,7 +155,7 @@ export function createLicenseFlow(
       const tokenFault = faults.strike('token', flow);
       if (tokenFault !== undefined) throw faultRefusal(tokenFault, about);
       const auth = await tokens.authorize(value, classified, now());
-      flow.emit({
+      const checked: FlowEventOf<'token-checked'> = {
         type: 'token-checked',
         ok: true,
         siteId: auth.siteId,
@@ -162,8 +164,9 @@ export function createLicenseFlow(
         drmType: auth.drmType,
         version: auth.grant.source === 'token-v2' ? 2 : 1,
         responseFormat: auth.responseFormat,
-        ...(auth.warnings.length > 0 ? { warnings: auth.warnings } : {}),
-      });
+      };
+      if (auth.warnings.length > 0) checked.warnings = auth.warnings;
+      flow.emit(checked);
       return auth;
     } catch (error) {
       const reason = error instanceof EmulatorError ? error.code : 'INTERNAL_ERROR';

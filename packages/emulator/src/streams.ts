@@ -116,16 +116,18 @@ export class StreamRegistry {
   check(identity: StreamIdentity, policy: EffectivePolicy, nowMs: number): StreamDecision {
     const entitlement = entitlementKey(identity);
     const first = this.#firstLicense.get(entitlement);
-    for (const name of ['playback_duration', 'rental_duration'] as const) {
-      const limit = policy[name];
-      if (first !== undefined && limit !== undefined && limit > 0) {
-        overIfPast(
-          name,
-          first,
-          limit,
-          nowMs,
-          `the first license of user "${identity.userId}" for cid "${identity.cid}"`,
-        );
+    if (first !== undefined) {
+      for (const name of FIRST_LICENSE_LIMITS) {
+        const limit = policy[name];
+        if (limit !== undefined && limit > 0) {
+          overIfPast(
+            name,
+            first,
+            limit,
+            nowMs,
+            `the first license of user "${identity.userId}" for cid "${identity.cid}"`,
+          );
+        }
       }
     }
     const name = userKey(identity);
@@ -248,6 +250,8 @@ export class StreamRegistry {
     }
   }
 }
+
+const FIRST_LICENSE_LIMITS = ['playback_duration', 'rental_duration'] as const;
 
 function overIfPast(
   name: string,

@@ -20,12 +20,19 @@ export function createCorsPolicy(
   const anyOrigin = allowedOrigins?.includes('*') ?? false;
   const allowed = new Set(allowedOrigins?.map((o) => o.toLowerCase()));
 
+  const exposed = EXPOSED_HEADERS.join(', ');
+
   function headersFor(origin: string | null): Record<string, string> | 'denied' {
-    const exposed = { 'access-control-expose-headers': EXPOSED_HEADERS.join(', ') };
-    if (anyOrigin) return { 'access-control-allow-origin': '*', ...exposed };
+    if (anyOrigin) {
+      return { 'access-control-allow-origin': '*', 'access-control-expose-headers': exposed };
+    }
     if (origin === null) return { vary: 'Origin' };
     if (!allowed.has(origin.toLowerCase())) return 'denied';
-    return { 'access-control-allow-origin': origin, vary: 'Origin', ...exposed };
+    return {
+      'access-control-allow-origin': origin,
+      vary: 'Origin',
+      'access-control-expose-headers': exposed,
+    };
   }
 
   return {

@@ -150,7 +150,11 @@ export function createEmulatorHandler(
         { allow: method },
       );
     }
-    if (method === 'POST') return (await arrivalFault(flow)) ?? license(call, flow);
+    if (method === 'POST') {
+      const slow = faults.strike('arrival', flow, ['slow']);
+      if (slow?.fault === 'slow') await new Promise((done) => setTimeout(done, slow.ms));
+      return arrivalFailure(flow) ?? license(call, flow);
+    }
     if (certificate) return certificateAnswer(call, config);
     if (pathname === '/health') return health();
     return eventStream(corsHeaders);
@@ -203,12 +207,11 @@ export function createEmulatorHandler(
   }
 
   /**
-   * Faults that strike before the service decides anything: a slow answer waits and goes on; an
-   * HTTP 5xx is what a proxy or load balancer in front of the service answers, not a JSON refusal.
+   * Faults that strike before the service decides anything (after a slow fault, if any, has made
+   * the request wait): an HTTP 5xx is what a proxy or load balancer in front of the service
+   * answers, not a JSON refusal. Synchronous: every license asks, and most never meet a fault.
    */
-  async function arrivalFault(flow: FlowRecorder): Promise<Answer | undefined> {
-    const slow = faults.strike('arrival', flow, ['slow']);
-    if (slow?.fault === 'slow') await new Promise((done) => setTimeout(done, slow.ms));
+  function arrivalFailure(flow: FlowRecorder): Answer | undefined {
     const failure = faults.strike('arrival', flow, ['http-error']);
     if (failure?.fault !== 'http-error') return undefined;
     return {

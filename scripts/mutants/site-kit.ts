@@ -600,6 +600,20 @@ export const siteKit: Catalogue = {
       mutated: '        write();\n        resolve();',
       why: "one answer's failing write must not leave the rest of its batch unwritten (and their clients waiting)",
     },
+    {
+      id: 'memo-skips-forever',
+      file: `${S}/token/policy-memo.ts`,
+      original: 'this.misses++ % MISSES_BEFORE_SKIPPING !== 0',
+      mutated: 'this.misses++ >= 0',
+      why: 'after a run of different policies, a new object with the last content must still be found again',
+    },
+    {
+      id: 'memo-misses-never-reset',
+      file: `${S}/token/policy-memo.ts`,
+      original: '    this.misses = 0;',
+      mutated: '',
+      why: 'once content repeats, every new object of it is known at once, not every eighth',
+    },
   ]
     .map((m) => ({
       ...m,

@@ -10,6 +10,7 @@ export interface PolicyField {
 // ring of strong references costs nothing per fresh object, where a WeakMap entry for every object
 // issued with would burden every garbage collection.
 const OBJECT_LIMIT = 8;
+const MISSES_BEFORE_SKIPPING = 8;
 
 interface Seen {
   object: object;
@@ -34,6 +35,8 @@ export class PolicyMemo {
   private readonly seen: Seen[] = [];
   private next = 0;
   private latest: Seen | undefined;
+  /** New objects in a row that matched no remembered content (see `lookup`). */
+  private misses = 0;
   private readonly prepared = new WeakMap<object, PolicyField>();
   private none: PolicyField | undefined;
 
@@ -62,11 +65,21 @@ export class PolicyMemo {
     }
     const latest = this.latest;
     if (latest === undefined) return undefined;
+    // A site whose every policy differs from the one before (a per-user expiry, say) would pay the
+    // comparison on every token for nothing: after a run of misses, only every eighth new object is
+    // compared. A skipped comparison costs a check and an encryption, never a wrong field.
+    if (this.misses >= MISSES_BEFORE_SKIPPING && this.misses++ % MISSES_BEFORE_SKIPPING !== 0) {
+      return undefined;
+    }
     const same =
       latest.shape === undefined
         ? matchesData(policy, latest.data)
         : matchesShape(policy, latest.shape);
-    if (!same) return undefined;
+    if (!same) {
+      if (this.misses < MISSES_BEFORE_SKIPPING) this.misses++;
+      return undefined;
+    }
+    this.misses = 0;
     // Another object with the same content: from now on it is known by identity too.
     latest.shape ??= compileShape(latest.data);
     this.add({ ...latest, object: policy });

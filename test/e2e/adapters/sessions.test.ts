@@ -193,6 +193,48 @@ describe.skipIf(skip)('a viewing session on one player', () => {
     expect(issuedKids(flow(), ASSETS.b)).toEqual([B_KID]);
   });
 
+  test("Shaka: B's first license request comes before a download's, and each keeps its own", async () => {
+    const site = session.site.url;
+    const { page, flow } = await start(session, 'shaka', {
+      options: {
+        name: ASSETS.a,
+        tokenUrlFor: {
+          [ASSETS.a]: `${site}/token`,
+          [ASSETS.b]: `${site}/token`,
+          [ASSETS.download]: `${site}/token`,
+        },
+        licenseServer: licenseServer(),
+      },
+    });
+    await expectDecryptedPlayback(page, 'shaka');
+    // A slow CDN: B's load starts its DRM engine, and asks for B's license, well before the player
+    // takes that engine over, while the download is still under way. The request of an engine the
+    // player does not report yet is B's, not the download's.
+    session.statics.latencyMs = 500;
+    try {
+      await page.store('shaka', {
+        cid: ASSETS.download,
+        manifestUrl: manifestOf(session, 'shaka', 'content-download'),
+      });
+      await page.next('shaka', {
+        cid: ASSETS.b,
+        manifestUrl: manifestOf(session, 'shaka', 'content-b'),
+      });
+      const status = await page.waitFor(
+        'shaka',
+        'the download',
+        (s) => s.stored !== undefined,
+        30_000,
+      );
+      expect(status.stored).toBe('done');
+    } finally {
+      session.statics.latencyMs = 0;
+    }
+    await expectNextPlays(session, 'shaka', ASSETS.b);
+    expect(issuedKids(flow(), ASSETS.b)).toEqual([B_KID]);
+    expect(inTurn(issuedCids(flow()))).toEqual([ASSETS.a, ASSETS.b]);
+  });
+
   describe("the app's own envelope around the challenge, and a first token refused with 7011", () => {
     test.each(['shaka', 'hls', 'dash'] as const)(
       'the %s adapter: wrapped once, one fresh token, plays',

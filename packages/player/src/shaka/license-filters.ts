@@ -21,7 +21,7 @@ import {
 export interface FilterDeps {
   engine: Engine<LicenseAuthEvents>;
   /** The load a license request belongs to (the player's, a preload's, a download's). */
-  sessionOf(request: ShakaRequest, context: RequestContext | undefined): LoadSession;
+  sessionOf(request: ShakaRequest, context: RequestContext | undefined): Promise<LoadSession>;
   /** The request as it was made, before any request filter (the app's included) changed it. */
   original(request: ShakaRequest): { body: ShakaRequest['body']; headers: Record<string, string> };
   /** Sends a license request through the networking engine the filters are registered on. */
@@ -109,7 +109,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     if (state?.refused) throw state.refused;
     if (!state) {
       const { keySystem } = drmInfo;
-      const session = deps.sessionOf(request, context);
+      const session = await deps.sessionOf(request, context);
       // FairPlay: skd init data (legacy and native HLS), else the skd:// URI Shaka's HLS parser
       // puts in keySystemUris (HLS through MSE, where the init data is a sinf box).
       const cid = await resolveContentId(

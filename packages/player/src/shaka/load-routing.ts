@@ -13,17 +13,28 @@ export type Operation = PromiseLike<unknown> | { promise: PromiseLike<unknown> }
  * the rest of its requests follow it.
  */
 export interface LoadRouting {
-  sessionOf(request: ShakaRequest, context: RequestContext | undefined): LoadSession;
+  sessionOf(request: ShakaRequest, context: RequestContext | undefined): Promise<LoadSession>;
   /** A preload of the asset `cid` under way (`player.preload()`). */
   preload(cid: string, preloading: PromiseLike<unknown>): LoadSession;
   /** A Storage download of the asset `cid` under way, until `operation` settles. */
   download(cid: string, operation: Operation): LoadSession;
 }
 
-export function createLoadRouting(
-  engine: Engine,
-  playerDrmInfo: () => DrmInfo | null | undefined,
-): LoadRouting {
+/** What the routing asks of the player. */
+export interface PlayerState {
+  /** The DRM info of the player's own load (`player.drmInfo()`). */
+  drmInfo(): DrmInfo | null | undefined;
+  /** Whether a load is under way whose DRM engine the player does not report yet. */
+  loadingWithoutDrm(): boolean;
+}
+
+// How long a first license request waits for the player to say whether it is its own (see below),
+// and how often it asks: the player takes its DRM engine over within milliseconds of starting it.
+const OWNER_WAIT_MS = 3000;
+const OWNER_POLL_MS = 10;
+
+export function createLoadRouting(engine: Engine, player: PlayerState): LoadRouting {
+  const playerDrmInfo = player.drmInfo;
   const bound = new WeakMap<DrmInfo, LoadSession>();
   // Sessions whose first license request has not come yet, oldest first.
   const preloads: LoadSession[] = [];
@@ -34,10 +45,34 @@ export function createLoadRouting(
   };
   const adopted = new WeakSet<LoadSession>();
 
+  const downloadWaits = () => downloads.some((session) => !session.ended);
+
+  /**
+   * The player's load starts its DRM engine (and, with init data in the manifest, its first license
+   * requests) before the player reports it: a first request of an engine the player does not report
+   * may then be that load's or a waiting download's. It waits until the player says (or stops
+   * loading): given to the download, the load's request went out with the download's token and the
+   * service refused it (7012, content ID mismatch).
+   */
+  async function untilOwnerKnown(): Promise<void> {
+    for (let waited = 0; waited < OWNER_WAIT_MS && player.loadingWithoutDrm();) {
+      await new Promise((done) => setTimeout(done, OWNER_POLL_MS));
+      waited += OWNER_POLL_MS;
+    }
+  }
+
   return {
-    sessionOf(request, context) {
+    async sessionOf(request, context) {
       const drmInfo = request.drmInfo;
       if (!drmInfo) return engine.loads.current();
+      if (
+        !bound.has(drmInfo) &&
+        !context?.isPreload &&
+        downloadWaits() &&
+        player.loadingWithoutDrm()
+      ) {
+        await untilOwnerKnown();
+      }
       const own = drmInfo === playerDrmInfo();
       let session = bound.get(drmInfo);
       if (!session) {

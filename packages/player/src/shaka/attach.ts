@@ -107,12 +107,12 @@ export function attachLicenseAuth(
     if (url) certificateUrls.add(url);
   }
   const previousFailureCallback = config.failureCallback;
-  const routing = createLoadRouting(engine, {
-    drmInfo: () => target.drmInfo?.(),
+  const routing = createLoadRouting(
+    engine,
+    () => target.drmInfo?.(),
     // A load under way that has not handed its DRM engine to the player yet (a Storage has none).
-    loadingWithoutDrm: () =>
-      target.isFullyLoaded?.() === false && Boolean(target.getAssetUri?.()) && !target.drmInfo?.(),
-  });
+    () => target.isFullyLoaded?.() === false && !!target.getAssetUri?.() && !target.drmInfo?.(),
+  );
 
   // The request as it was made, before the filters (the app's too) changed it: a re-send with a
   // fresh token starts from it, so that every filter runs on the re-sent request once.

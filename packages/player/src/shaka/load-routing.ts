@@ -20,21 +20,20 @@ export interface LoadRouting {
   download(cid: string, operation: Operation): LoadSession;
 }
 
-/** What the routing asks of the player. */
-export interface PlayerState {
-  /** The DRM info of the player's own load (`player.drmInfo()`). */
-  drmInfo(): DrmInfo | null | undefined;
-  /** Whether a load is under way whose DRM engine the player does not report yet. */
-  loadingWithoutDrm(): boolean;
-}
-
 // How long a first license request waits for the player to say whether it is its own (see below),
 // and how often it asks: the player takes its DRM engine over within milliseconds of starting it.
 const OWNER_WAIT_MS = 3000;
 const OWNER_POLL_MS = 10;
 
-export function createLoadRouting(engine: Engine, player: PlayerState): LoadRouting {
-  const playerDrmInfo = player.drmInfo;
+/**
+ * `playerDrmInfo`: the DRM info of the player's own load (`player.drmInfo()`); `loadingWithoutDrm`:
+ * whether a load is under way whose DRM engine the player does not report yet.
+ */
+export function createLoadRouting(
+  engine: Engine,
+  playerDrmInfo: () => DrmInfo | null | undefined,
+  loadingWithoutDrm: () => boolean,
+): LoadRouting {
   const bound = new WeakMap<DrmInfo, LoadSession>();
   // Sessions whose first license request has not come yet, oldest first.
   const preloads: LoadSession[] = [];
@@ -45,33 +44,25 @@ export function createLoadRouting(engine: Engine, player: PlayerState): LoadRout
   };
   const adopted = new WeakSet<LoadSession>();
 
-  const downloadWaits = () => downloads.some((session) => !session.ended);
-
-  /**
-   * The player's load starts its DRM engine (and, with init data in the manifest, its first license
-   * requests) before the player reports it: a first request of an engine the player does not report
-   * may then be that load's or a waiting download's. It waits until the player says (or stops
-   * loading): given to the download, the load's request went out with the download's token and the
-   * service refused it (7012, content ID mismatch).
-   */
-  async function untilOwnerKnown(): Promise<void> {
-    for (let waited = 0; waited < OWNER_WAIT_MS && player.loadingWithoutDrm();) {
-      await new Promise((done) => setTimeout(done, OWNER_POLL_MS));
-      waited += OWNER_POLL_MS;
-    }
-  }
-
   return {
     async sessionOf(request, context) {
       const drmInfo = request.drmInfo;
       if (!drmInfo) return engine.loads.current();
-      if (
+      // The player's load starts its DRM engine (and, with init data in the manifest, its first
+      // license requests) before the player reports it: a first request of an engine the player
+      // does not report may then be that load's or a waiting download's. It waits until the player
+      // says (or stops loading): given to the download, the load's request went out with the
+      // download's token and the service refused it (7012, content ID mismatch).
+      for (
+        let waited = 0;
+        waited < OWNER_WAIT_MS &&
         !bound.has(drmInfo) &&
         !context?.isPreload &&
-        downloadWaits() &&
-        player.loadingWithoutDrm()
+        loadingWithoutDrm() &&
+        downloads.some((waiting) => !waiting.ended);
+        waited += OWNER_POLL_MS
       ) {
-        await untilOwnerKnown();
+        await new Promise((done) => setTimeout(done, OWNER_POLL_MS));
       }
       const own = drmInfo === playerDrmInfo();
       let session = bound.get(drmInfo);

@@ -136,33 +136,39 @@ describe.skipIf(skip)('a viewing session on one player', () => {
     );
   });
 
-  // B names its own key ID (adapter-session.ts): Shaka cannot play it on A's key, it must ask B's
-  // license while the download's token is still held.
-  test('Shaka: a Storage download completes while the player unloads A and loads B', async () => {
+  /** Shaka playing A, with tokens for A, B and the download (the download's from `downloadToken`). */
+  async function playingAWithDownloadToken(downloadToken: string) {
     const site = session.site.url;
-    const { page, flow, siteLog } = await start(session, 'shaka', {
+    const started = await start(session, 'shaka', {
       options: {
         name: ASSETS.a,
         tokenUrlFor: {
           [ASSETS.a]: `${site}/token`,
           [ASSETS.b]: `${site}/token`,
-          [ASSETS.download]: `${site}/token?delay=1500`,
+          [ASSETS.download]: `${site}${downloadToken}`,
         },
         licenseServer: licenseServer(),
       },
     });
-    await expectDecryptedPlayback(page, 'shaka');
-    // A slow CDN: the download is still under way when the player moves on.
+    await expectDecryptedPlayback(started.page, 'shaka');
+    return started;
+  }
+
+  /**
+   * Over a slow CDN, starts the download, runs `meanwhile`, moves the player on to B, and waits for
+   * the download to be stored; then B plays, and A's and B's licenses were issued with B's own key.
+   */
+  async function downloadWhileSwitching(
+    { page, flow }: Awaited<ReturnType<typeof playingAWithDownloadToken>>,
+    meanwhile: () => Promise<void> = async () => {},
+  ) {
     session.statics.latencyMs = 500;
     try {
       await page.store('shaka', {
         cid: ASSETS.download,
         manifestUrl: manifestOf(session, 'shaka', 'content-download'),
       });
-      // The download's token is on its way (held by the site) when the player moves on.
-      const heldDownload = () =>
-        siteLog().filter((e) => e.source === 'connection' && e.path.includes('delay=1500'));
-      await expect.poll(() => heldDownload().map((e) => e.event.type)).toEqual(['held']);
+      await meanwhile();
       await page.next('shaka', {
         cid: ASSETS.b,
         manifestUrl: manifestOf(session, 'shaka', 'content-b'),
@@ -174,16 +180,6 @@ describe.skipIf(skip)('a viewing session on one player', () => {
         30_000,
       );
       expect(status.stored).toBe('done');
-      expect(heldDownload().map((e) => e.event.type)).toEqual(['held']);
-      // B's token was asked for before the download's arrived: the switch came while it was held.
-      const decisions = siteLog().flatMap((e) =>
-        e.source === 'token' && e.event.type !== 'rejected' && e.event.type !== 'error'
-          ? [`${e.event.type} ${e.event.cid}`]
-          : [],
-      );
-      expect(decisions.indexOf(`request ${ASSETS.b}`)).toBeLessThan(
-        decisions.indexOf(`decision ${ASSETS.download}`),
-      );
     } finally {
       session.statics.latencyMs = 0;
     }
@@ -191,48 +187,37 @@ describe.skipIf(skip)('a viewing session on one player', () => {
     expect(inTurn(issuedCids(flow()))).toEqual([ASSETS.a, ASSETS.b]);
     // B's license was asked for and carried B's own key ID.
     expect(issuedKids(flow(), ASSETS.b)).toEqual([B_KID]);
+  }
+
+  // B names its own key ID (adapter-session.ts): Shaka cannot play it on A's key, it must ask B's
+  // license while the download's token is still held.
+  test('Shaka: a Storage download completes while the player unloads A and loads B', async () => {
+    const started = await playingAWithDownloadToken('/token?delay=1500');
+    const { siteLog } = started;
+    const heldDownload = () =>
+      siteLog().filter((e) => e.source === 'connection' && e.path.includes('delay=1500'));
+    await downloadWhileSwitching(started, async () => {
+      // The download's token is on its way (held by the site) when the player moves on.
+      await expect.poll(() => heldDownload().map((e) => e.event.type)).toEqual(['held']);
+    });
+    expect(heldDownload().map((e) => e.event.type)).toEqual(['held']);
+    // B's token was asked for before the download's arrived: the switch came while it was held.
+    const decisions = siteLog().flatMap((e) =>
+      e.source === 'token' && e.event.type !== 'rejected' && e.event.type !== 'error'
+        ? [`${e.event.type} ${e.event.cid}`]
+        : [],
+    );
+    expect(decisions.indexOf(`request ${ASSETS.b}`)).toBeLessThan(
+      decisions.indexOf(`decision ${ASSETS.download}`),
+    );
   });
 
+  // B's load starts its DRM engine, and asks for B's license, well before the player takes that
+  // engine over, while the download is still under way: the request of an engine the player does
+  // not report yet is B's, not the download's (given to the download, it carried the download's
+  // token and was refused with 7012).
   test("Shaka: B's first license request comes before a download's, and each keeps its own", async () => {
-    const site = session.site.url;
-    const { page, flow } = await start(session, 'shaka', {
-      options: {
-        name: ASSETS.a,
-        tokenUrlFor: {
-          [ASSETS.a]: `${site}/token`,
-          [ASSETS.b]: `${site}/token`,
-          [ASSETS.download]: `${site}/token`,
-        },
-        licenseServer: licenseServer(),
-      },
-    });
-    await expectDecryptedPlayback(page, 'shaka');
-    // A slow CDN: B's load starts its DRM engine, and asks for B's license, well before the player
-    // takes that engine over, while the download is still under way. The request of an engine the
-    // player does not report yet is B's, not the download's.
-    session.statics.latencyMs = 500;
-    try {
-      await page.store('shaka', {
-        cid: ASSETS.download,
-        manifestUrl: manifestOf(session, 'shaka', 'content-download'),
-      });
-      await page.next('shaka', {
-        cid: ASSETS.b,
-        manifestUrl: manifestOf(session, 'shaka', 'content-b'),
-      });
-      const status = await page.waitFor(
-        'shaka',
-        'the download',
-        (s) => s.stored !== undefined,
-        30_000,
-      );
-      expect(status.stored).toBe('done');
-    } finally {
-      session.statics.latencyMs = 0;
-    }
-    await expectNextPlays(session, 'shaka', ASSETS.b);
-    expect(issuedKids(flow(), ASSETS.b)).toEqual([B_KID]);
-    expect(inTurn(issuedCids(flow()))).toEqual([ASSETS.a, ASSETS.b]);
+    await downloadWhileSwitching(await playingAWithDownloadToken('/token'));
   });
 
   describe("the app's own envelope around the challenge, and a first token refused with 7011", () => {

@@ -1,6 +1,7 @@
-// What is under way when the player lets go of its media is aborted, and nothing of it reaches the
-// next media: hls.js's detachMedia() (a token fetch, a license request), and Shaka's re-send with a
-// fresh token after a 7011 refusal, on unload() and on the handle's detach().
+// What is under way when the player lets go of a load is aborted, and nothing of it reaches the
+// next one: hls.js's destroy() (a token fetch, a license request; its detachMedia() and
+// transferMedia() keep the load, whose request settles), and Shaka's re-send with a fresh token
+// after a 7011 refusal, on unload() and on the handle's detach().
 import Hls from 'hls.js';
 import { delay, HttpResponse } from 'msw';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -50,7 +51,7 @@ function watch(promise: Promise<unknown>) {
   return state;
 }
 
-describe('hls.js: detachMedia()', () => {
+describe('hls.js: detachMedia(), transferMedia(), destroy()', () => {
   const players: Hls[] = [];
   afterEach(() => {
     for (const hls of players.splice(0)) hls.destroy();
@@ -81,37 +82,68 @@ describe('hls.js: detachMedia()', () => {
     return { hls, seen, requestLicense };
   }
 
-  test('aborts the token fetch under way; the token, when it comes, is sent with no license request', async () => {
+  // detachMedia() and transferMedia() (picture-in-picture, another element, an interstitial) keep
+  // the source and its key sessions: hls.js has no EME timeout, so a hook that never answered
+  // would stall the key session the media finds when it is back.
+  test.each(['detachMedia', 'transferMedia'] as const)(
+    '%s() while the token is on its way: the fetch goes on, and the hook settles with the license',
+    async (method) => {
+      const site = slowSite();
+      const { hls, seen, requestLicense } = setup({
+        getToken: site.getToken,
+        license: () => new HttpResponse(CLEARKEY_LICENSE, cors()),
+      });
+      const errors: unknown[] = [];
+      hls.on(Hls.Events.ERROR, (_, data) => errors.push(data));
+      const request = requestLicense();
+      await expect.poll(() => site.asked.length).toBe(1);
+      hls[method]();
+      expect(site.asked[0]?.signal.aborted).toBe(false);
+      site.give('movie-1');
+      expect(text(await request)).toBe(CLEARKEY_LICENSE);
+      expect(seen.license.map((l) => l.header)).toEqual(['token-movie-1']);
+      expect(errors).toEqual([]);
+    },
+  );
+
+  test('a license request under way at detachMedia() is answered too', async () => {
+    const { hls, seen, requestLicense } = setup({
+      license: async () => {
+        await delay(50);
+        return new HttpResponse(CLEARKEY_LICENSE, cors());
+      },
+    });
+    const request = requestLicense();
+    await expect.poll(() => seen.license.length).toBe(1);
+    hls.detachMedia();
+    expect(text(await request)).toBe(CLEARKEY_LICENSE);
+  });
+
+  test('hls.destroy() aborts the token fetch; the token, when it comes, is sent with no license request', async () => {
     const site = slowSite();
     const { hls, seen, requestLicense } = setup({ getToken: site.getToken });
     const first = watch(requestLicense());
     await expect.poll(() => site.asked.length).toBe(1);
-    hls.detachMedia();
+    players.splice(players.indexOf(hls), 1);
+    hls.destroy();
     expect(site.asked[0]?.signal.aborted).toBe(true);
     site.give('movie-1');
     await delay(20);
     expect(seen.license).toHaveLength(0);
-    // hls.js let go of that key session: the hook neither resolves nor rejects for it.
-    expect(first.settled).toBe(false);
+    // hls.js is gone: nothing waits for the hook any more.
+    await expect.poll(() => first.settled).toBe(true);
   });
 
-  test('aborts the license request under way; the next media gets its own token and license', async () => {
+  test('the license request under way at hls.destroy() is aborted', async () => {
     const aborted: string[] = [];
     const { hls, seen, requestLicense } = setup({
-      license: (info) =>
-        seen.license.length === 1
-          ? hangingLicense(aborted, () => 'first')(info)
-          : new HttpResponse(CLEARKEY_LICENSE, cors()),
+      license: (info) => hangingLicense(aborted, () => 'first')(info),
     });
-    const first = watch(requestLicense());
+    watch(requestLicense());
     await expect.poll(() => seen.license.length).toBe(1);
-    hls.detachMedia();
+    players.splice(players.indexOf(hls), 1);
+    hls.destroy();
     await expect.poll(() => aborted).toEqual(['first']);
-    // The next media: a new load, a new request, answered; the first one stays unanswered.
-    const license = await requestLicense();
-    expect(text(license)).toBe(CLEARKEY_LICENSE);
-    expect(seen.license).toHaveLength(2);
-    expect(first.settled).toBe(false);
   });
 });
 

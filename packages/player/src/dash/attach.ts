@@ -1,6 +1,11 @@
-import type { LicenseRequest, MediaPlayerClass, ProtectionDataSet } from 'dashjs';
+import type {
+  CertificateRequest,
+  LicenseRequest,
+  MediaPlayerClass,
+  ProtectionDataSet,
+} from 'dashjs';
 import { toBase64 } from '../engine/bytes.ts';
-import { serverCertificates } from '../engine/certificates.ts';
+import { fetchCertificate, serverCertificates } from '../engine/certificates.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES } from '../engine/key-systems.ts';
@@ -53,7 +58,9 @@ export function attachLicenseAuth(
   );
   engine.checkHeader(servers.map(([, url]) => url));
   const certificates: ProtectionDataSet = {};
+  const certificateUrls = new Set<string>();
   for (const { keySystem, certificate, url } of serverCertificates(opts)) {
+    if (url) certificateUrls.add(url);
     certificates[keySystem] = certificate
       ? { serverCertificate: toBase64(certificate) }
       : { certUrls: [url as string] };
@@ -75,6 +82,17 @@ export function attachLicenseAuth(
   const getContentId = opts.getContentId;
   let keySystem: string | undefined;
   const configured = Object.keys(protectionData).filter((ks) => drmTypeFor(ks, opts.drmTypes));
+
+  // A failed filter would stall dash.js without an error: the error event says why, and the
+  // request is left unanswered (dash.js would only report it once more, without the cause).
+  const fail = (error: unknown) => {
+    player.trigger(
+      'error' as never,
+      { error: { code: LICENSER_ERROR, message: (error as Error).message, data: error } },
+      {},
+    );
+    return new Promise<never>(() => undefined);
+  };
 
   const requestFilter = async (request: LicenseRequest): Promise<void> => {
     const selected = keySystem ?? (configured.length === 1 ? configured[0] : undefined);
@@ -100,20 +118,25 @@ export function attachLicenseAuth(
         licenseRequestType: request.messageType,
         session,
       });
-      Object.assign(request, { url: licenseDataUrl(license), headers: {}, withCredentials: false });
+      // dash.js adds CMCD after the filters ran (query mode: to the URL, which would break the
+      // data: URL): the request keeps what the handle set, which goes to no server.
+      const answered = licenseDataUrl(license);
+      request.withCredentials = false;
+      Object.defineProperties(request, {
+        url: { get: () => answered, set() {} },
+        headers: { get: () => ({}), set() {} },
+      });
     } catch (error) {
-      // A rejected filter would stall dash.js without an error: the error event says why, and
-      // the request is left unanswered (dash.js would only report it once more, without the cause).
       // When the app moved on, there is nothing to say.
-      if (!session.movedOn) {
-        player.trigger(
-          'error' as never,
-          { error: { code: LICENSER_ERROR, message: (error as Error).message, data: error } },
-          {},
-        );
-      }
-      await new Promise(() => undefined);
+      await (session.movedOn ? new Promise(() => undefined) : fail(error));
     }
+  };
+  // A FairPlay service answers its certificate as base64: the handle loads the certificates it
+  // names and hands dash.js the DER bytes.
+  const certificateFilter = async (request: CertificateRequest): Promise<void> => {
+    if (!certificateUrls.has(request.url)) return;
+    const certificate = await fetchCertificate(opts, request.url).catch(fail);
+    request.url = `data:application/octet-stream;base64,${toBase64(certificate)}`;
   };
 
   let attached = true;
@@ -144,7 +167,20 @@ export function attachLicenseAuth(
     off(name: string, listener: (event: { data?: unknown }) => void): void;
   };
   for (const [name, listener] of Object.entries(listeners)) events.on(name, listener);
-  player.registerLicenseRequestFilter(requestFilter);
+  const register = () => {
+    player.registerLicenseRequestFilter(requestFilter);
+    player.registerCertificateRequestFilter(certificateFilter);
+  };
+  register();
+  // reset() drops the app's filters and protection data: the handle's go back on, so that the
+  // next initialize() sends its license requests with tokens.
+  const reset = player.reset;
+  player.reset = () => {
+    reset.call(player);
+    keySystem = undefined;
+    register();
+    player.setProtectionData(protectionData);
+  };
 
   return {
     prefetch,
@@ -154,10 +190,9 @@ export function attachLicenseAuth(
       if (!attached) return;
       attached = false;
       player.unregisterLicenseRequestFilter(requestFilter);
+      player.unregisterCertificateRequestFilter(certificateFilter);
       for (const [name, listener] of Object.entries(listeners)) events.off(name, listener);
-      if (player.setProtectionData !== setProtectionData) {
-        player.setProtectionData = setProtectionData;
-      }
+      Object.assign(player, { setProtectionData, reset });
       engine.destroy();
     },
   };

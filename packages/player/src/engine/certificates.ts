@@ -1,3 +1,4 @@
+import { LicenseAuthError } from './errors.ts';
 import { normaliseCertificate } from './fairplay.ts';
 import type { ResolvedOptions } from './options.ts';
 import { proxyUrl } from './proxy.ts';
@@ -33,3 +34,24 @@ export function serverCertificates(opts: ResolvedOptions): ServerCertificate[] {
           : [],
   );
 }
+
+/**
+ * The certificate at `url` as the CDM takes it (DER; a service that answers base64 or PEM is
+ * decoded); an HTTP error or a network failure is `FAIRPLAY_CERTIFICATE`.
+ */
+export const fetchCertificate = (opts: ResolvedOptions, url: string): Promise<Uint8Array> =>
+  (opts.fetch ?? fetch)(url, {})
+    .then((res) => {
+      // An error page is not a certificate: the CDM would only fail on it later.
+      if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
+      return res.arrayBuffer();
+    })
+    .then(normaliseCertificate)
+    .catch((error: unknown) => {
+      throw error instanceof LicenseAuthError
+        ? error
+        : new LicenseAuthError(
+            'FAIRPLAY_CERTIFICATE',
+            `The server certificate did not load (${(error as Error)?.message ?? String(error)}): set the certificate itself, or a certificateUrl that serves it.`,
+          );
+    });

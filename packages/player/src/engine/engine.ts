@@ -134,6 +134,9 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
           emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
           return value;
         } catch (error) {
+          // A fetch that no load waits for any more (the app moved on, the handle was detached)
+          // reports nothing: a dropped load is no error, on every player.
+          if (signal.aborted) throw error;
           // withTokenDeadline rejects with LicenseAuthErrors only.
           emit('tokenFailed', {
             ...base,

@@ -1,9 +1,9 @@
 import type Hls from 'hls.js';
-import type { HlsConfig } from 'hls.js';
+import type { HlsConfig, LoaderCallbacks, LoaderConfiguration, LoaderContext } from 'hls.js';
 import { toBase64 } from '../engine/bytes.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import { serverCertificates } from '../engine/certificates.ts';
-import { contentIdFromSkd } from '../engine/fairplay.ts';
+import { contentIdFromSkd, normaliseCertificate } from '../engine/fairplay.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
@@ -18,7 +18,7 @@ export interface HlsLicenseAuthOptions extends EngineOptions {
   getContentId?: (keyContext: HlsKeyContext) => string | undefined | Promise<string | undefined>;
 }
 
-const CONFIG_KEYS = ['emeEnabled', 'drmSystems', 'licenseXhrSetup'] as const;
+const CONFIG_KEYS = ['emeEnabled', 'drmSystems', 'licenseXhrSetup', 'loader'] as const;
 // The hooks of handles: an app's own hook composes with the handle's, a second handle does not.
 const handleHooks = new WeakSet<LicenseXhrSetup>();
 
@@ -49,7 +49,11 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   const engine = createEngine(opts);
   const sender = createLicenseSender(engine);
   const appSetup = config.licenseXhrSetup;
-  const previous = Object.fromEntries(CONFIG_KEYS.map((key) => [key, config[key]]));
+  // Interstitial players are made from hls.userConfig: they get the handle's configuration too.
+  const targets: Array<Partial<HlsConfig>> = [config, hls.userConfig];
+  const previous = targets.map((target) =>
+    Object.fromEntries(CONFIG_KEYS.filter((key) => key in target).map((key) => [key, target[key]])),
+  );
   const drmSystems: Record<string, { licenseUrl: string; serverCertificateUrl?: string }> = {
     ...config.drmSystems,
   };
@@ -62,15 +66,46 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
       .filter(([keySystem]) => drmTypeFor(keySystem, opts.drmTypes))
       .map(([, system]) => system.licenseUrl),
   );
-  // hls.js loads each certificate from a URL: given bytes travel as a data: URL.
+  // hls.js loads each certificate from a URL: given bytes travel as a data: URL, and the loader
+  // decodes what a certificate URL answers (a FairPlay service answers base64).
+  const certificateUrls = new Set<string>();
   for (const { keySystem, certificate, url } of serverCertificates(opts)) {
     const system = drmSystems[keySystem];
     if (system && !system.serverCertificateUrl) {
       system.serverCertificateUrl = certificate
         ? `data:application/octet-stream;base64,${toBase64(certificate)}`
         : url;
+      if (url) certificateUrls.add(url);
     }
   }
+  const Loader = config.loader;
+  const loader = class extends Loader {
+    override load(
+      context: LoaderContext,
+      loaderConfig: LoaderConfiguration,
+      callbacks: LoaderCallbacks<LoaderContext>,
+    ) {
+      const { onSuccess, onError } = callbacks;
+      super.load(
+        context,
+        loaderConfig,
+        certificateUrls.has(context.url)
+          ? {
+              ...callbacks,
+              onSuccess(response, stats, ...rest) {
+                let data: ArrayBuffer;
+                try {
+                  data = normaliseCertificate(response.data as ArrayBuffer).buffer as ArrayBuffer;
+                } catch (error) {
+                  return onError({ code: 0, text: (error as Error).message }, ...rest, stats);
+                }
+                onSuccess({ ...response, data }, stats, ...rest);
+              },
+            }
+          : callbacks,
+      );
+    }
+  };
 
   const getContentId = opts.getContentId;
   // hls.js calls the hook a second time when it rejects: the second call fails the same way.
@@ -114,7 +149,9 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     }
   };
   handleHooks.add(licenseXhrSetup);
-  Object.assign(config, { emeEnabled: true, drmSystems, licenseXhrSetup });
+  for (const target of targets) {
+    Object.assign(target, { emeEnabled: true, drmSystems, licenseXhrSetup, loader });
+  }
 
   let attached = true;
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
@@ -124,8 +161,9 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
       engine.loads.started();
       if (opts.autoPrefetch) prefetch().catch(() => undefined);
     },
-    // Detaching the media must not wait for a slow site.
-    hlsMediaDetaching: () => engine.loads.ended('The media was detached from hls.js.'),
+    // detachMedia() and transferMedia() (picture-in-picture, another element, an interstitial)
+    // keep the source and its key sessions: its requests go on, and the key session they were
+    // for has its license when the media is back.
     hlsDestroying: () => detach(),
   };
   const events = hls as unknown as {
@@ -139,7 +177,11 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     attached = false;
     for (const [name, listener] of Object.entries(listeners)) events.off(name, listener);
     engine.destroy();
-    if (config.licenseXhrSetup === licenseXhrSetup) Object.assign(config, previous);
+    if (config.licenseXhrSetup !== licenseXhrSetup) return;
+    targets.forEach((target, i) => {
+      for (const key of CONFIG_KEYS) delete target[key];
+      Object.assign(target, previous[i]);
+    });
   };
   return { prefetch, load: engine.loads.name, detach, on: engine.emitter.on };
 }

@@ -1,7 +1,6 @@
 import { createEngine, resolveContentId } from '../engine/engine.ts';
-import { LicenseAuthError } from '../engine/errors.ts';
-import { serverCertificates } from '../engine/certificates.ts';
-import { contentIdFromSkd, normaliseCertificate } from '../engine/fairplay.ts';
+import { fetchCertificate, serverCertificates } from '../engine/certificates.ts';
+import { contentIdFromSkd } from '../engine/fairplay.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
 import { createLicenseSender } from '../engine/license-request.ts';
@@ -96,33 +95,23 @@ export function attachLicenseAuth(
   const certificates = new Map<string, () => Promise<Uint8Array>>();
   for (const { keySystem, certificate, url } of serverCertificates(opts)) {
     certificates.set(keySystem, () =>
-      certificate ? Promise.resolve(certificate) : loadCertificate(url as string),
+      certificate ? Promise.resolve(certificate) : fetchCertificate(opts, url as string),
     );
   }
-  const loadCertificate = (url: string): Promise<Uint8Array> =>
-    (opts.fetch ?? fetch)(url, {})
-      .then((res) => {
-        // An error page is not a certificate: the CDM would only fail on it later.
-        if (!res.ok) throw new Error(`HTTP ${res.status} from ${url}`);
-        return res.arrayBuffer();
-      })
-      .then(normaliseCertificate)
-      .catch((error: unknown) => {
-        throw error instanceof LicenseAuthError
-          ? error
-          : new LicenseAuthError(
-              'FAIRPLAY_CERTIFICATE',
-              `The server certificate did not load (${(error as Error)?.message ?? String(error)}): set the certificate itself, or a certificateUrl that serves it.`,
-            );
-      });
 
-  // The message type of each key message, told by the plugin's `keymessage` event on the tech.
+  // The message type of each key message, told by the plugin's `keymessage` event on the tech;
+  // known by its bytes: for FairPlay the plugin hands getLicense `new Uint8Array(message)`.
   const messageTypes = new WeakMap<object, string>();
+  const bytesOf = (message: unknown) =>
+    typeof message === 'object' && message !== null
+      ? ArrayBuffer.isView(message)
+        ? message.buffer
+        : message
+      : undefined;
+  const typeOf = (message: unknown) => messageTypes.get(bytesOf(message) ?? {});
   const onKeyMessage = ({ messageEvent }: { messageEvent?: KeyMessage }) => {
-    const { message, messageType } = messageEvent ?? {};
-    if (typeof message === 'object' && message !== null && messageType) {
-      messageTypes.set(message, messageType);
-    }
+    const key = bytesOf(messageEvent?.message);
+    if (key && messageEvent?.messageType) messageTypes.set(key, messageEvent.messageType);
   };
   const techs = new Set<EventSource>();
   const watchTech = () => {
@@ -167,8 +156,7 @@ export function attachLicenseAuth(
       body: message as ArrayBuffer,
       // What the plugin's own request would have sent (null values take a header out).
       headers: definedHeaders({ ...eme?.emeHeaders, ...given?.licenseHeaders }),
-      licenseRequestType:
-        (typeof message === 'object' && message !== null && messageTypes.get(message)) || null,
+      licenseRequestType: typeOf(message) ?? null,
       session,
     });
   };
@@ -184,10 +172,7 @@ export function attachLicenseAuth(
       getLicense(emeOptions, ...args) {
         const callback = args.pop() as Callback<Uint8Array>;
         const [skdId, message] = fairplay ? args : [null, ...args];
-        const renewal =
-          typeof message === 'object' &&
-          message !== null &&
-          messageTypes.get(message) === 'license-renewal';
+        const renewal = typeOf(message) === 'license-renewal';
         const session = engine.loads.current();
         license(keySystem, emeOptions, skdId, message, session).then(
           (bytes) => callback(null, bytes),

@@ -49,7 +49,18 @@ export interface AppLicenseSettings {
    * dash.js license request filter registered before the handle.
    */
   envelope?: string;
+  /** dash.js: CMCD on (`streaming.cmcd`), sent as a query parameter or as headers. */
+  cmcd?: 'query' | 'headers';
 }
+
+/** A player primitive that changes what the player holds, done the player's own way. */
+export type PlayerAction =
+  /** hls.js: `detachMedia()`, then `attachMedia()` of the same element. */
+  | { type: 'detach-attach' }
+  /** hls.js: `transferMedia()`, then `attachMedia()` of what it handed over. */
+  | { type: 'transfer' }
+  /** dash.js: `reset()`, then `auth.load(cid)` and `initialize(video, url)`. */
+  | { type: 'reset'; asset: NextAsset };
 
 /** The next asset on the same player, loaded the player's own way after `auth.load(cid)`. */
 export interface NextAsset {
@@ -101,6 +112,8 @@ export interface AdapterHarness {
   next(id: string, asset: NextAsset): Promise<void>;
   /** Shaka only: a shaka.offline.Storage on the player downloads `asset` (`auth.store`). */
   store(id: string, asset: NextAsset): Promise<void>;
+  /** Does `action` on the player (each player has its own). */
+  act(id: string, action: PlayerAction): Promise<void>;
   /** Pauses, seeks to `seconds` and resolves once that frame is on screen, with its media time. */
   showFrame(id: string, seconds: number): Promise<number>;
 }

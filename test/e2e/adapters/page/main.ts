@@ -19,6 +19,7 @@ import type {
   AppError,
   NextAsset,
   PageAuthOptions,
+  PlayerAction,
   PlayerName,
 } from './adapter-api.ts';
 import { showFrame, type FrameVideo } from '../../page/show-frame.ts';
@@ -61,6 +62,7 @@ interface Started {
   auth: Handle;
   next(asset: NextAsset): void;
   store?(asset: NextAsset): Promise<unknown>;
+  act?(action: PlayerAction): void;
 }
 interface Entry {
   video: VideoElement;
@@ -205,12 +207,22 @@ const players: Record<PlayerName, Start> = {
     });
     if (options.name) auth.load(options.name);
     hls.loadSource(manifestUrl);
-    hls.attachMedia(video as unknown as Parameters<typeof hls.attachMedia>[0]);
+    const media = video as unknown as Parameters<typeof hls.attachMedia>[0];
+    hls.attachMedia(media);
     return {
       auth,
       next({ cid, manifestUrl: url }) {
         auth.load(cid);
         hls.loadSource(url);
+      },
+      act({ type }) {
+        if (type === 'detach-attach') {
+          hls.detachMedia();
+          hls.attachMedia(media);
+        } else if (type === 'transfer') {
+          const transferred = hls.transferMedia();
+          hls.attachMedia(transferred ?? media);
+        }
       },
     };
   },
@@ -234,17 +246,27 @@ const players: Record<PlayerName, Start> = {
       }),
     });
     player.on('error', (event: unknown) => fail(event, 'error event'));
+    // dash.js's types say 'header'; its code takes 'headers' (anything else is query mode).
+    const mode = app?.cmcd as 'query' | undefined;
+    const cmcd = () =>
+      mode && player.updateSettings({ streaming: { cmcd: { enabled: true, mode } } });
+    cmcd();
     if (options.name) auth.load(options.name);
-    player.initialize(
-      video as unknown as Parameters<typeof player.initialize>[0],
-      manifestUrl,
-      true,
-    );
+    const media = video as unknown as Parameters<typeof player.initialize>[0];
+    player.initialize(media, manifestUrl, true);
     return {
       auth,
       next({ cid, manifestUrl: url }) {
         auth.load(cid);
         player.attachSource(url);
+      },
+      act(action) {
+        if (action.type !== 'reset') return;
+        player.reset();
+        // reset() also resets dash.js's settings.
+        cmcd();
+        auth.load(action.asset.cid);
+        player.initialize(media, action.asset.manifestUrl, true);
       },
     };
   },
@@ -324,6 +346,12 @@ const adapters: AdapterHarness = {
 
   async next(id, asset) {
     entry(id).started.next(asset);
+  },
+
+  async act(id, action) {
+    const { started } = entry(id);
+    if (!started.act) throw new Error(`Player "${id}" has no actions.`);
+    started.act(action);
   },
 
   async store(id, asset) {

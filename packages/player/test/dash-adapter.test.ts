@@ -298,11 +298,12 @@ describe('a playlist on one dash.js player', () => {
     expect(h.seen.license.map((l) => l.header)).toEqual(['token-A', 'token-B']);
   });
 
-  test("a switch while A's token is on its way: no error event, A's request left unanswered, B's carries B's token", async () => {
+  test("a switch while A's token is on its way: no error event, no tokenFailed, A's request left unanswered, B's carries B's token", async () => {
     const site = slowSite();
     const h = setup({ contentId: undefined, getToken: site.getToken, tokenUrl: undefined });
     const errors: unknown[] = [];
     h.player.on('error', (event) => errors.push(event));
+    h.auth.on('tokenFailed', (event) => errors.push(event));
     h.auth.load('A');
     attachSource(h.player);
     await expect.poll(site.cids).toEqual(['A']);

@@ -92,8 +92,9 @@ describe('a playlist on one hls.js player', () => {
     expect(seen.license.map((l) => l.header)).toEqual(['token-A', 'token-B']);
   });
 
-  test("a switch while A's token is on its way: no error event, A's hook never answers, B's request carries B's token", async () => {
-    const { seen, site, errors, requestLicense, play } = setup();
+  test("a switch while A's token is on its way: no error event, no tokenFailed, A's hook never answers, B's request carries B's token", async () => {
+    const { auth, seen, site, errors, requestLicense, play } = setup();
+    auth.on('tokenFailed', (event) => errors.push(event));
     play('A');
     await expect.poll(site.cids).toEqual(['A']);
     let settledA = false;

@@ -118,10 +118,10 @@ function setup(
   });
   const cdm = installCdm();
   /** What the plugin does for the media element's `encrypted` event. */
-  const encrypted = () =>
+  const encrypted = (initData = new Uint8Array([7, 7, 7])) =>
     handleEncryptedEvent(
       player,
-      { initDataType: 'cenc', initData: new Uint8Array([7, 7, 7]), target: video },
+      { initDataType: 'cenc', initData, target: video },
       getOptions(player),
       [],
       player.tech(true),
@@ -258,9 +258,11 @@ describe('a playlist on one video.js player', () => {
     ]);
   });
 
-  test("a switch while A's token is on its way: no player error, A's session gets nothing, B's request carries B's token", async () => {
+  test("a switch while A's token is on its way: no player error, no tokenFailed, A's session gets nothing, B's request carries B's token", async () => {
     const site = slowSite();
     const h = setup({ contentId: undefined, tokenUrl: undefined, getToken: site.getToken });
+    const failed: unknown[] = [];
+    h.auth.on('tokenFailed', (event) => failed.push(event));
     play(h, 'A');
     // The plugin's flow for A waits for its license, which never comes.
     void h.encrypted();
@@ -277,6 +279,7 @@ describe('a playlist on one video.js player', () => {
     expect(h.seen.license.map((l) => l.header)).toEqual(['token-B']);
     expect(h.cdm.updates).toHaveLength(1);
     expect(h.player.error()).toBeNull();
+    expect(failed).toEqual([]);
   });
 });
 
@@ -322,6 +325,31 @@ describe('renewals', () => {
     expect(cause).toBeInstanceOf(LicenseServiceError);
     expect(cause.errorCode).toBe('6003');
     expect(h.player.error()?.code).toBe(5);
+  });
+
+  // The plugin hands getLicense `new Uint8Array(keyMessage)` for FairPlay: the renewal is known by
+  // the bytes of the key message its `keymessage` event announced.
+  test('a refused FairPlay renewal is the player’s error too, and says it is a renewal', async () => {
+    let n = 0;
+    const h = setup(
+      { licenseServer: { 'com.apple.fps': LICENSE_URL }, fairplay: { certificate: 'AAEC' } },
+      () =>
+        ++n === 1
+          ? HttpResponse.text('<ckc>BwgJ</ckc>', cors())
+          : HttpResponse.json({ errorCode: '6003', message: 'stream limit' }, cors()),
+    );
+    const types: Array<string | null> = [];
+    h.auth.on('licenseRequestSent', (e) => types.push(e.licenseRequestType));
+    const update = h.cdm.nextUpdate();
+    await h.encrypted(new TextEncoder().encode('skd://movie-1'));
+    expect([...(await update)]).toEqual([7, 8, 9]);
+    const errored = new Promise<void>((resolve) => h.player.on('error', () => resolve()));
+    h.cdm.renew();
+    await errored;
+    expect(types).toEqual(['license-request', 'license-renewal']);
+    expect(h.seen.license.map((l) => text(l.body))).toEqual(['spc=AQID', 'spc=AQID']);
+    const cause = findLicenseAuthError(h.player.error()) as LicenseServiceError;
+    expect(cause.errorCode).toBe('6003');
   });
 });
 

@@ -4,9 +4,9 @@
 // does with a license request (filters in turn, then one XHR as the filters left the request), and
 // the real-browser tests in test/e2e/adapters run the real thing.
 import * as dashjs from 'dashjs';
-import type { LicenseRequest, MediaPlayerClass } from 'dashjs';
-import { HttpResponse } from 'msw';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import type { CertificateRequest, LicenseRequest, MediaPlayerClass } from 'dashjs';
+import { http, HttpResponse } from 'msw';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import {
   attachLicenseAuth,
   findLicenseAuthError,
@@ -31,6 +31,7 @@ beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 // dash.js's destroy() throws for a player that never had a view: the handles are detached instead.
 const handles: Array<{ detach(): void }> = [];
 afterEach(() => {
+  vi.unstubAllGlobals();
   server.resetHandlers();
   for (const handle of handles.splice(0)) handle.detach();
 });
@@ -38,17 +39,33 @@ afterAll(() => server.close());
 
 const CLEARKEY_LICENSE = '{"keys":[{"kty":"oct","k":"AAAA","kid":"BBBB"}],"type":"temporary"}';
 type Filter = (request: LicenseRequest) => Promise<unknown>;
+type CertificateFilter = (request: CertificateRequest) => Promise<unknown>;
 
-/** dash.js 5.2's _issueLicenseRequest + _doLicenseRequest: filters in turn, then the XHR. */
-async function dashLicenseRequest(filters: Filter[], request: LicenseRequest) {
+/**
+ * dash.js 5.2's _issueLicenseRequest + _doLicenseRequest: filters in turn, then (with CMCD on) its
+ * CMCD data on a copy of the request's URL and headers, assigned back, then the XHR.
+ */
+async function dashLicenseRequest(
+  filters: Filter[],
+  request: LicenseRequest,
+  cmcd?: 'query' | 'headers',
+) {
   for (const filter of filters) await filter(request);
-  return new Promise<{ status: number; response: unknown }>((resolve, reject) => {
+  if (cmcd) {
+    const url = new URL(request.url);
+    const headers = { ...request.headers };
+    if (cmcd === 'query') url.searchParams.set('CMCD', 'sid="s1",sn=1');
+    else headers['CMCD-Session'] = 'sid="s1"';
+    request.url = url.toString();
+    request.headers = headers;
+  }
+  return new Promise<{ status: number; response: unknown; url: string }>((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(request.method, request.url, true);
     xhr.responseType = request.responseType as XMLHttpRequestResponseType;
     xhr.withCredentials = request.withCredentials;
     for (const key in request.headers) xhr.setRequestHeader(key, request.headers[key]!);
-    xhr.onload = () => resolve({ status: xhr.status, response: xhr.response });
+    xhr.onload = () => resolve({ status: xhr.status, response: xhr.response, url: request.url });
     xhr.onerror = () => reject(new Error('xhr error'));
     xhr.send(request.data);
   });
@@ -91,6 +108,12 @@ function setup(
     protectionData.push(data);
     setProtectionData(data);
   };
+  const certificateFilters: CertificateFilter[] = [];
+  const registerCertificate = player.registerCertificateRequestFilter.bind(player);
+  player.registerCertificateRequestFilter = (filter) => {
+    certificateFilters.push(filter as CertificateFilter);
+    registerCertificate(filter);
+  };
   const auth = attachLicenseAuth(player, {
     contentId: 'movie-1',
     tokenUrl: TOKEN_URL,
@@ -98,7 +121,7 @@ function setup(
     ...options,
   });
   handles.push(auth);
-  return { player, auth, seen, filters, protectionData };
+  return { player, auth, seen, filters, certificateFilters, protectionData };
 }
 
 describe('attachLicenseAuth(dashPlayer)', () => {
@@ -236,6 +259,20 @@ describe('a license request dash.js makes', () => {
     expect(h.seen.license).toHaveLength(1);
   });
 
+  // dash.js adds CMCD after the filters ran; in query mode a data: URL with ?CMCD=... is no license.
+  test.each(['query', 'headers'] as const)(
+    'with CMCD in %s mode, dash.js still loads the license the filter got',
+    async (mode) => {
+      const h = setup();
+      const answer = await dashLicenseRequest(h.filters, licenseRequest(), mode);
+      // A data: URL whose base64 has ?CMCD=... after it is an invalid data: URL to Chromium.
+      expect(answer.url).toMatch(/^data:application\/octet-stream;base64,[\w+/]+=*$/);
+      expect(answer.status).toBe(200);
+      expect(text(answer.response as ArrayBuffer)).toBe(CLEARKEY_LICENSE);
+      expect(h.seen.license.map((l) => l.header)).toEqual(['token-1-Widevine-movie-1']);
+    },
+  );
+
   test('an individualization request passes untouched, without a token', async () => {
     const h = setup();
     const request = licenseRequest({ messageType: 'individualization-request' });
@@ -271,6 +308,87 @@ describe('a license request dash.js makes', () => {
     expect(removed).toEqual(h.filters);
     expect(await h.auth.prefetch({ keySystem: 'org.w3.clearkey' })).toBe(false);
     expect(h.seen.token).toHaveLength(0);
+  });
+});
+
+describe('dash.js reset()', () => {
+  // initialize() needs MediaSource, which happy-dom lacks: a stand-in that supports every type.
+  const initialized = (h: ReturnType<typeof setup>) => {
+    vi.stubGlobal('MediaSource', { isTypeSupported: () => true });
+    h.player.initialize();
+    return h;
+  };
+
+  test("drops the app's filters and protection data: the handle's go back on, and the next license request carries the token", async () => {
+    const h = initialized(setup());
+    h.filters.length = h.certificateFilters.length = h.protectionData.length = 0;
+    h.player.reset();
+    expect(h.filters).toHaveLength(1);
+    expect(h.certificateFilters).toHaveLength(1);
+    expect(h.protectionData).toEqual([{ 'org.w3.clearkey': { serverURL: LICENSE_URL } }]);
+    await dashLicenseRequest(h.filters, licenseRequest());
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-1-Widevine-movie-1']);
+  });
+
+  test('detach() gives dash.js its own reset() back', () => {
+    const h = initialized(setup());
+    const ours = h.player.reset;
+    h.auth.detach();
+    expect(h.player.reset).not.toBe(ours);
+    h.filters.length = 0;
+    h.player.reset();
+    expect(h.filters).toEqual([]);
+  });
+});
+
+describe('a FairPlay certificate URL', () => {
+  /** dash.js 5.2's _buildCertificateRequest + _sendCertificateRequest: filters, then the XHR. */
+  async function dashCertificateRequest(filters: CertificateFilter[], url: string) {
+    const request = {
+      url,
+      method: 'GET',
+      responseType: 'arraybuffer',
+      headers: {},
+      withCredentials: false,
+      body: null,
+    } as CertificateRequest;
+    for (const filter of filters) await filter(request);
+    return new Promise<ArrayBuffer>((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open(request.method, request.url, true);
+      xhr.responseType = 'arraybuffer';
+      xhr.onload = () => resolve(xhr.response as ArrayBuffer);
+      xhr.onerror = () => reject(new Error('xhr error'));
+      xhr.send();
+    });
+  }
+
+  test('that answers base64 (as the service does) reaches the CDM as DER', async () => {
+    const url = `${LICENSE_URL}/fpsKeyManager.do`;
+    const h = setup({ licenseServer: LICENSE_URL, fairplay: { certificateUrl: url } });
+    expect(h.protectionData[0]).toMatchObject({ 'com.apple.fps': { certUrls: [url] } });
+    server.use(http.get(url, () => HttpResponse.text('MIIBAg==', cors())));
+    const certificate = await dashCertificateRequest(h.certificateFilters, url);
+    expect([...new Uint8Array(certificate)]).toEqual([0x30, 0x82, 0x01, 0x02]);
+  });
+
+  test("that fails is dash.js's error event with FAIRPLAY_CERTIFICATE, instead of a CDM failure later", async () => {
+    const url = `${LICENSE_URL}/fpsKeyManager.do`;
+    const h = setup({ licenseServer: LICENSE_URL, fairplay: { certificateUrl: url } });
+    server.use(http.get(url, () => new HttpResponse('gone', cors({ status: 404 }))));
+    const errorEvent = new Promise<unknown>((resolve) => h.player.on('error', resolve));
+    void dashCertificateRequest(h.certificateFilters, url);
+    expect(findLicenseAuthError(await errorEvent)).toMatchObject({
+      code: 'FAIRPLAY_CERTIFICATE',
+      message: expect.stringContaining('HTTP 404'),
+    });
+  });
+
+  test("a manifest's own certificate URL is left to dash.js", async () => {
+    const h = setup({ licenseServer: LICENSE_URL, fairplay: { certificate: 'AAEC' } });
+    const request = { url: `${LICENSE_URL}/other.cer` } as CertificateRequest;
+    for (const filter of h.certificateFilters) await filter(request);
+    expect(request.url).toBe(`${LICENSE_URL}/other.cer`);
   });
 });
 

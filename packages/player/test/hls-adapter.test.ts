@@ -45,6 +45,11 @@ interface EmeControllerInternals {
   ): Promise<ArrayBuffer>;
 }
 
+/** hls.js's EME controller loads a key system's server certificate with its loader. */
+interface CertificateInternals {
+  fetchServerCertificate(keySystem: string): Promise<ArrayBuffer>;
+}
+
 function setup(
   options: Partial<HlsLicenseAuthOptions> = {},
   license?: Parameters<typeof licenseServer>[1],
@@ -81,6 +86,18 @@ function setup(
     );
   return { hls, auth, seen, requestLicense };
 }
+
+/** One license request of `hls` as its EME controller makes it (see setup). */
+const requestLicenseOf = (hls: Hls) =>
+  (hls as unknown as { emeController: EmeControllerInternals }).emeController.requestLicense(
+    {
+      keySystem: 'org.w3.clearkey',
+      mediaKeysSession: {},
+      keyRequests: { [KEY_URI]: { requestErrors: [], status: 'license-request' } },
+    },
+    { uri: KEY_URI, keyFormat: 'org.w3.clearkey' },
+    new Uint8Array([1, 2, 3]),
+  );
 
 async function failure(promise: Promise<unknown>): Promise<LicenseAuthError> {
   try {
@@ -146,6 +163,19 @@ describe('attachLicenseAuth(hls)', () => {
     expect(hls.config.licenseXhrSetup).toBeUndefined();
   });
 
+  // hls.js's InterstitialsController makes each asset player from the primary's userConfig.
+  test("an interstitial's player, made from hls.userConfig, gets the handle's configuration", async () => {
+    const { hls, auth, seen } = setup();
+    const asset = new Hls({ ...hls.userConfig, assetPlayerId: 'ad-1', primarySessionId: 'p' });
+    players.push(asset);
+    expect(asset.config.emeEnabled).toBe(true);
+    expect(asset.config.drmSystems).toEqual({ 'org.w3.clearkey': { licenseUrl: LICENSE_URL } });
+    expect(text(await requestLicenseOf(asset))).toBe(CLEARKEY_LICENSE);
+    expect(seen.license.map((l) => l.header)).toEqual(['token-1-Widevine-movie-1']);
+    auth.detach();
+    expect(hls.userConfig).toEqual({});
+  });
+
   test('detach() and hls.destroy() give the configuration back', () => {
     const { hls, auth } = setup();
     auth.detach();
@@ -205,6 +235,19 @@ describe("a license request through hls.js's own request code", () => {
     // What hls.js puts in its ERROR event for a rejected license request.
     const errorData = { type: 'keySystemError', details: 'keySystemNoKeys', error, fatal: true };
     expect(findLicenseAuthError(errorData)).toBe(error);
+  });
+
+  test('a FairPlay certificate URL that answers base64 (as the service does) reaches the CDM as DER', async () => {
+    const { hls } = setup({
+      licenseServer: { 'com.apple.fps': LICENSE_URL },
+      fairplay: { certificateUrl: `${LICENSE_URL}/fpsKeyManager.do` },
+    });
+    server.use(
+      http.get(`${LICENSE_URL}/fpsKeyManager.do`, () => HttpResponse.text('MIIBAg==', cors())),
+    );
+    const eme = (hls as unknown as { emeController: CertificateInternals }).emeController;
+    const certificate = await eme.fetchServerCertificate('com.apple.fps');
+    expect([...new Uint8Array(certificate)]).toEqual([0x30, 0x82, 0x01, 0x02]);
   });
 
   test('FairPlay takes the cid from the skd:// URI of the key, and gets its CKC unwrapped', async () => {

@@ -182,6 +182,7 @@ describe('attachLicenseAuth(hls)', () => {
     expect(hls.config.emeEnabled).toBe(false);
     expect(hls.config.licenseXhrSetup).toBeUndefined();
     expect(hls.config.drmSystems).toEqual({});
+    expect(hls.config.loader).toBe(Hls.DefaultConfig.loader);
     const second = setup();
     second.hls.destroy();
     expect(() => second.auth.prefetch()).not.toThrow();
@@ -238,7 +239,7 @@ describe("a license request through hls.js's own request code", () => {
   });
 
   test('a FairPlay certificate URL that answers base64 (as the service does) reaches the CDM as DER', async () => {
-    const { hls } = setup({
+    const { hls, auth } = setup({
       licenseServer: { 'com.apple.fps': LICENSE_URL },
       fairplay: { certificateUrl: `${LICENSE_URL}/fpsKeyManager.do` },
     });
@@ -248,6 +249,8 @@ describe("a license request through hls.js's own request code", () => {
     const eme = (hls as unknown as { emeController: CertificateInternals }).emeController;
     const certificate = await eme.fetchServerCertificate('com.apple.fps');
     expect([...new Uint8Array(certificate)]).toEqual([0x30, 0x82, 0x01, 0x02]);
+    auth.detach();
+    expect(hls.config.loader).toBe(Hls.DefaultConfig.loader);
   });
 
   test('FairPlay takes the cid from the skd:// URI of the key, and gets its CKC unwrapped', async () => {

@@ -149,8 +149,14 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     }
   };
   handleHooks.add(licenseXhrSetup);
+  // hls.js's own loader stays where the handle names no certificate URL.
   for (const target of targets) {
-    Object.assign(target, { emeEnabled: true, drmSystems, licenseXhrSetup, loader });
+    Object.assign(target, {
+      emeEnabled: true,
+      drmSystems,
+      licenseXhrSetup,
+      ...(certificateUrls.size && { loader }),
+    });
   }
 
   let attached = true;

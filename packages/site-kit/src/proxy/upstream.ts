@@ -1,5 +1,5 @@
 import { ProxyFailure } from './errors.ts';
-import { readBytesLimited } from '../http/bytes-body.ts';
+import { joinBytes, readBytesLimited, type BytesResult } from '../http/bytes-body.ts';
 
 export interface UpstreamAnswer {
   status: number;
@@ -69,38 +69,59 @@ export function fetchTransport(fetcher: Fetch): Transport {
   return (call, limits) => callUpstream(fetcher, call, limits);
 }
 
+// What the deadline settles to, raced against each step of the exchange.
+const EXPIRED = Symbol('expired');
+
+/**
+ * The exchange under a deadline of its own. The abort signal alone is not enough on Node: the
+ * Request that fetch copies follows it only through a WeakRef, so after a garbage collection an
+ * abort can reach nothing and a silent service would hold the client forever. So each step (the
+ * answer's head, each chunk of its body) races a timer the proxy holds; the signal still tells a
+ * fetch that listens, and a head that comes late has its body cancelled.
+ */
 async function callUpstream(
   fetcher: Fetch,
   call: UpstreamCall,
   limits: UpstreamLimits,
 ): Promise<UpstreamAnswer> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), limits.deadlineMs);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof EXPIRED>((expire) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      expire(EXPIRED);
+    }, limits.deadlineMs);
+  });
   const timedOut = () => upstreamFailure('timeout', limits);
   try {
-    let response: Response;
+    const fetching = fetcher(
+      new Request(call.url, {
+        method: call.method,
+        headers: call.headers,
+        body: call.body,
+        redirect: 'manual',
+        signal: controller.signal,
+      }),
+    );
+    let response: Response | typeof EXPIRED;
     try {
-      response = await fetcher(
-        new Request(call.url, {
-          method: call.method,
-          headers: call.headers,
-          body: call.body,
-          redirect: 'manual',
-          signal: controller.signal,
-        }),
-      );
+      response = await Promise.race([fetching, deadline]);
     } catch {
       throw controller.signal.aborted ? timedOut() : upstreamFailure('unreachable', limits);
+    }
+    if (response === EXPIRED) {
+      fetching.then(
+        (late) => late.body?.cancel().catch(() => undefined),
+        () => undefined,
+      );
+      throw timedOut();
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
       throw upstreamFailure('redirect', limits, response.status);
     }
-    const read = await readBytesLimited(
-      response.body,
-      response.headers.get('content-length'),
-      limits.maxAnswerBytes,
-    );
+    const read = await readAnswerBytes(response, limits.maxAnswerBytes, deadline);
+    if (read === EXPIRED) throw timedOut();
     if (!read.ok) {
       if (controller.signal.aborted) throw timedOut();
       throw upstreamFailure(read.tooLarge ? 'too-large' : 'broken', limits);
@@ -113,4 +134,41 @@ async function callUpstream(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * readBytesLimited's reading, each chunk raced against the deadline: a body still coming when it
+ * passes is cancelled.
+ */
+async function readAnswerBytes(
+  response: Response,
+  maxBytes: number,
+  deadline: Promise<typeof EXPIRED>,
+): Promise<BytesResult | typeof EXPIRED> {
+  const { body } = response;
+  if (body === null || Number(response.headers.get('content-length') ?? 0) > maxBytes) {
+    return readBytesLimited(body, response.headers.get('content-length'), maxBytes);
+  }
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), deadline]);
+      if (next === EXPIRED) {
+        reader.cancel().catch(() => undefined);
+        return EXPIRED;
+      }
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false, tooLarge: true };
+      }
+      chunks.push(next.value);
+    }
+  } catch {
+    return { ok: false, tooLarge: false };
+  }
+  return { ok: true, bytes: joinBytes(chunks) };
 }

@@ -93,6 +93,27 @@ describe.each(PROXY_PATHS)('through the %s', (_path, path) => {
       },
     );
 
+    it('drmType=clearkey is a GET of the emulator’s ClearKey path with siteId and cid, and its keys come back', async () => {
+      const answer = await postLicense(proxy.url, `?drmType=clearkey&cid=${CID}`);
+      expect(answer.status).toBe(200);
+      expect(answer.json()).toEqual({
+        keys: [{ kty: 'oct', kid: b64url(KID), k: b64url(KEY) }],
+        type: 'temporary',
+      });
+      const [arrival] = upstream.arrivals;
+      expect(arrival).toMatchObject({
+        method: 'GET',
+        url: `/ri/clearkey/licenseManager.do?siteId=${SITE.siteId}&cid=${CID}`,
+      });
+      expect(tokenOf(arrival?.headers ?? {})).toMatchObject({ cid: CID, userId: 'user-1' });
+      expect(events[0]).toEqual({
+        type: 'request',
+        kind: 'license',
+        drmType: 'ClearKey',
+        cid: CID,
+      });
+    });
+
     it("relays the service's refusal (HTTP 200 + errorCode) byte for byte", async () => {
       upstream.emulator.faults.set([{ fault: 'token-expired' }]);
       const answer = await postLicense(proxy.url, `?drmType=widevine&cid=${CID}`);

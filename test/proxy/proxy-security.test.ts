@@ -296,7 +296,6 @@ describe.each(PROXY_PATHS)('through the %s', (_path, path) => {
       'NO_CERTIFICATE',
       'BAD_BODY',
       'BODY_TOO_LARGE',
-      'UPSTREAM_BAD_ANSWER',
     ]);
     const piece = fc.oneof(
       fc.constantFrom('widevine', 'WIDEVINE', 'fairplay', 'playready', 'ncg', 'clearkey', ''),

@@ -24,23 +24,18 @@ const LICENSE_TYPES = new Set([
 
 /**
  * Reads an answer of the service the way a client must (the wire addendum, section 2), or says why
- * it is not relayed. A server error (5xx) is UPSTREAM_ERROR; a content type no license answer has
- * is UPSTREAM_BAD_ANSWER. A 200 in JSON with `errorCode` is a refusal and stays as it came (an
- * `errorCode` that is neither text nor a number is a bad answer); JSON with `license` is a
- * json-format license, which `unwrap` turns into the license itself (Widevine's hex text into
- * bytes); anything else is the license already. Only small JSON-looking bodies are parsed.
+ * it is not relayed. JSON with `errorCode` is a refusal and stays as it came, whatever its status
+ * (the service's are HTTP 200; players read one with a 5xx too); an `errorCode` that is neither
+ * text nor a number is a bad answer. Any other server error (5xx) is UPSTREAM_ERROR, and a content
+ * type no license answer has UPSTREAM_BAD_ANSWER. A 200 in JSON with `license` is a json-format
+ * license, which `unwrap` turns into the license itself (Widevine's hex text into bytes); anything
+ * else is the license already. Only small JSON-looking bodies are parsed.
  */
 export function readAnswer(
   answer: UpstreamAnswer,
   drmType: string,
   unwrap: boolean,
 ): Unwrapped | ProxyFailure {
-  if (answer.status >= 500) {
-    return new ProxyFailure(
-      'UPSTREAM_ERROR',
-      `The license service failed (HTTP ${answer.status}); try again later.`,
-    );
-  }
   const mediaType = answer.contentType?.split(';')[0]?.trim().toLowerCase();
   const licenseType = mediaType === undefined || LICENSE_TYPES.has(mediaType);
   const json = jsonObject(answer);
@@ -57,14 +52,21 @@ export function readAnswer(
     if (licenseType) return { answer, errorCode };
     return { answer: { ...answer, contentType: 'application/json; charset=utf-8' }, errorCode };
   }
+  if (answer.status >= 500) {
+    return new ProxyFailure(
+      'UPSTREAM_ERROR',
+      `The license service failed (HTTP ${answer.status}); try again later.`,
+    );
+  }
   if (!licenseType) {
     return new ProxyFailure(
       'UPSTREAM_BAD_ANSWER',
       `The license service answered ${JSON.stringify(mediaType.slice(0, 60))}, which no license answer is; the proxy does not pass it on.`,
     );
   }
-  if (json === undefined) return { answer };
-  if (!unwrap || !('license' in json)) return { answer };
+  if (json === undefined || !unwrap || answer.status !== 200 || !('license' in json)) {
+    return { answer };
+  }
   const license = json['license'];
   if (typeof license !== 'string' || license.length === 0) {
     return new ProxyFailure(
@@ -84,7 +86,6 @@ export function readAnswer(
 }
 
 function jsonObject(answer: UpstreamAnswer): Record<string, unknown> | undefined {
-  if (answer.status !== 200) return undefined;
   const { bytes } = answer;
   let i = 0;
   while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d)) i++;

@@ -271,6 +271,13 @@ describe("the service's answer", () => {
     expect(body).not.toContain('NullPointerException');
   });
 
+  it('a refusal (JSON errorCode) with a 5xx status is relayed as it came: players read it', async () => {
+    const body = '{"errorCode":"9999","message":"Internal error"}';
+    service.answer = { status: 503, contentType: 'application/json', body };
+    const response = await proxyFor(service)(license('?drmType=widevine&cid=movie-1'));
+    expect([response.status, await response.text()]).toEqual([503, body]);
+  });
+
   it('an answer without a content type is relayed as bytes the browser may not sniff', async () => {
     service.answer = { status: 200, contentType: null, body: '<script>alert(1)</script>' };
     const response = await proxyFor(service)(license('?drmType=widevine&cid=movie-1'));

@@ -94,14 +94,17 @@ async function callUpstream(
   });
   const timedOut = () => upstreamFailure('timeout', limits);
   try {
-    const fetching = fetcher(
-      new Request(call.url, {
-        method: call.method,
-        headers: call.headers,
-        body: call.body,
-        redirect: 'manual',
-        signal: controller.signal,
-      }),
+    // Promise.resolve: a fetch that throws at once is unreachable, as one that rejects.
+    const fetching = Promise.resolve().then(() =>
+      fetcher(
+        new Request(call.url, {
+          method: call.method,
+          headers: call.headers,
+          body: call.body,
+          redirect: 'manual',
+          signal: controller.signal,
+        }),
+      ),
     );
     let response: Response | typeof EXPIRED;
     try {

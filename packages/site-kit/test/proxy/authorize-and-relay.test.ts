@@ -317,6 +317,25 @@ describe("the service's answer", () => {
   });
 });
 
+describe('a fetch upstream (the `fetch` option)', () => {
+  it.each([
+    [
+      'throws at once',
+      () => {
+        throw new TypeError('invalid header value');
+      },
+    ],
+    ['rejects', () => Promise.reject(new TypeError('fetch failed'))],
+  ])('that %s is 502 UPSTREAM_UNREACHABLE', async (_what, fetch) => {
+    const response = await proxyFor(service, { fetch })(license('?drmType=widevine&cid=movie-1'));
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({
+      code: 'UPSTREAM_UNREACHABLE',
+      message: 'The license service could not be reached; try again later.',
+    });
+  });
+});
+
 describe('ClearKey (wire addendum 7)', () => {
   it('is a GET of the ClearKey license URL with siteId and cid, the token in its header', async () => {
     const keys =

@@ -687,6 +687,13 @@ export const siteKit: Catalogue = {
       why: 'after a GC the abort reaches no fetch on Node: a silent service would hold the player forever',
     },
     {
+      id: 'proxy-body-deadline-dropped',
+      file: `${S}/proxy/upstream.ts`,
+      original: '      limits.maxAnswerBytes,\n      deadline,\n',
+      mutated: '      limits.maxAnswerBytes,\n',
+      why: 'a service that sends its head and then stalls would hold the player past the deadline when the abort does not reach its body',
+    },
+    {
       id: 'proxy-clearkey-no-site',
       file: `${S}/proxy/options.ts`,
       original: "  clearKeyUrl.searchParams.set('siteId', options.siteId);\n",

@@ -1,5 +1,5 @@
 import { ProxyFailure } from './errors.ts';
-import { joinBytes, readBytesLimited, type BytesResult } from '../http/bytes-body.ts';
+import { readBytesLimited } from '../http/bytes-body.ts';
 
 export interface UpstreamAnswer {
   status: number;
@@ -123,8 +123,12 @@ async function callUpstream(
       await response.body?.cancel().catch(() => undefined);
       throw upstreamFailure('redirect', limits, response.status);
     }
-    const read = await readAnswerBytes(response, limits.maxAnswerBytes, deadline);
-    if (read === EXPIRED) throw timedOut();
+    const read = await readBytesLimited(
+      response.body,
+      response.headers.get('content-length'),
+      limits.maxAnswerBytes,
+      deadline,
+    );
     if (!read.ok) {
       if (controller.signal.aborted) throw timedOut();
       throw upstreamFailure(read.tooLarge ? 'too-large' : 'broken', limits);
@@ -137,41 +141,4 @@ async function callUpstream(
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * readBytesLimited's reading, each chunk raced against the deadline: a body still coming when it
- * passes is cancelled.
- */
-async function readAnswerBytes(
-  response: Response,
-  maxBytes: number,
-  deadline: Promise<typeof EXPIRED>,
-): Promise<BytesResult | typeof EXPIRED> {
-  const { body } = response;
-  if (body === null || Number(response.headers.get('content-length') ?? 0) > maxBytes) {
-    return readBytesLimited(body, response.headers.get('content-length'), maxBytes);
-  }
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const next = await Promise.race([reader.read(), deadline]);
-      if (next === EXPIRED) {
-        reader.cancel().catch(() => undefined);
-        return EXPIRED;
-      }
-      if (next.done) break;
-      size += next.value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return { ok: false, tooLarge: true };
-      }
-      chunks.push(next.value);
-    }
-  } catch {
-    return { ok: false, tooLarge: false };
-  }
-  return { ok: true, bytes: joinBytes(chunks) };
 }

@@ -336,6 +336,28 @@ describe('a fetch upstream (the `fetch` option)', () => {
   });
 });
 
+describe('the deadline holds against a fetch that ignores the abort signal', () => {
+  const timeouts = { upstreamMs: 50 };
+  it.each([
+    ['never answers', () => new Promise<Response>(() => undefined)],
+    [
+      'sends a head and a first chunk, and never ends its body',
+      async () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start: (controller) => controller.enqueue(new Uint8Array([8])),
+          }),
+        ),
+    ],
+  ])('one that %s is 504 UPSTREAM_TIMEOUT', async (_what, fetch) => {
+    const response = await proxyFor(service, { fetch, timeouts })(
+      license('?drmType=widevine&cid=movie-1'),
+    );
+    expect(response.status).toBe(504);
+    expect(((await response.json()) as { code: string }).code).toBe('UPSTREAM_TIMEOUT');
+  });
+});
+
 describe('ClearKey (wire addendum 7)', () => {
   it('is a GET of the ClearKey license URL with siteId and cid, the token in its header', async () => {
     const keys =

@@ -1,7 +1,8 @@
 import type { Catalogue } from './catalogue.ts';
 
-// Mutants of site-kit's claims: the AES core, the token (v1, v2), custom data, the gateway codec and
-// the HTTP guards of its endpoints. New ones, beside the 99 of the first review (issue #30).
+// Mutants of site-kit's claims: the AES core, the token (v1, v2), custom data, the gateway codec,
+// the HTTP guards of its endpoints and the license proxy. New ones, beside the 99 of the first
+// review (issue #30).
 
 const S = 'packages/site-kit/src';
 const T = 'packages/site-kit/test';

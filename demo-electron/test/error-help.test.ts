@@ -112,6 +112,12 @@ describe('the error panel, for each player', () => {
   test.each([
     [502, 'UPSTREAM_UNREACHABLE', 'The license service could not be reached.', 'emulator runs'],
     [504, 'UPSTREAM_TIMEOUT', 'No answer in time.', 'in time'],
+    [
+      502,
+      'UPSTREAM_ERROR',
+      'The license service failed (HTTP 503); try again later.',
+      'another fault',
+    ],
     [503, 'SITE_TIMEOUT', 'The site could not decide in time.', 'Play again'],
     [500, 'SITE_ERROR', 'The site could not decide; try again later.', 'authorize'],
     [400, 'BAD_CID', 'cid: must be the content ID.', 'title'],

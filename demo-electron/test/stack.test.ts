@@ -424,7 +424,7 @@ describe("proxy mode: the site's license proxy", () => {
     value(await web.stack.api.preparePlay(request({ mode: 'proxy' })));
   });
 
-  test("the faults menu: the service's HTTP 503 is relayed as it came, not taken for the proxy's own failure", async () => {
+  test("the faults menu: the service's HTTP 503 is the proxy's own 502 UPSTREAM_ERROR, its page not passed on; the log has the 503", async () => {
     const plan = value(
       await web.stack.api.preparePlay(
         request({ mode: 'proxy', fault: FAULT_MENU['http-error'].fault }),
@@ -432,9 +432,14 @@ describe("proxy mode: the site's license proxy", () => {
     );
     const from = await lastSeq();
     const answer = await viaProxy(plan);
-    expect(answer.status).toBe(503);
-    expect(await answer.text()).toContain('injected fault http-error');
-    expect((await proxyLog(from)).at(-1)?.event).toMatchObject({ type: 'upstream', status: 503 });
+    expect(answer.status).toBe(502);
+    const text = await answer.text();
+    expect(JSON.parse(text)).toMatchObject({ code: 'UPSTREAM_ERROR' });
+    expect(text).not.toContain('injected fault http-error');
+    expect((await proxyLog(from)).slice(-2).map((entry) => entry.event)).toMatchObject([
+      { type: 'upstream', status: 503 },
+      { type: 'error', status: 502, code: 'UPSTREAM_ERROR' },
+    ]);
     value(await web.stack.api.preparePlay(request({ mode: 'proxy' })));
   });
 

@@ -1,7 +1,8 @@
 import type { Catalogue } from './catalogue.ts';
 
-// Mutants of site-kit's claims: the AES core, the token (v1, v2), custom data, the gateway codec and
-// the HTTP guards of its endpoints. New ones, beside the 99 of the first review (issue #30).
+// Mutants of site-kit's claims: the AES core, the token (v1, v2), custom data, the gateway codec,
+// the HTTP guards of its endpoints and the license proxy. New ones, beside the 99 of the first
+// review (issue #30).
 
 const S = 'packages/site-kit/src';
 const T = 'packages/site-kit/test';
@@ -11,6 +12,7 @@ const crypto = [`${T}/core/`, `${T}/fidelity/`, `${T}/gateway/padding-oracle.tes
 const token = [`${T}/core/`, `${T}/v2/`, `${T}/fidelity/boundaries.test.ts`];
 const customData = [`${T}/custom-data/`];
 const gateway = [`${T}/gateway/`, `${T}/fidelity/gateway-codes.test.ts`];
+const proxy = [`${T}/proxy/`];
 const http = [
   `${T}/http/`,
   `${T}/gateway/`,
@@ -325,7 +327,7 @@ export const siteKit: Catalogue = {
     {
       id: 'guard-same-site-allowed',
       file: `${S}/http/request-guard.ts`,
-      original: "      fetchSite === 'same-site' ||\n",
+      original: "    fetchSite === 'same-site' ||\n",
       mutated: '',
       why: "a sibling subdomain is another origin: its page must not post with the user's cookies",
     },
@@ -614,6 +616,91 @@ export const siteKit: Catalogue = {
       mutated: '',
       why: 'once content repeats, every new object of it is known at once, not every eighth',
     },
+    // --- the license proxy (issue #38)
+    {
+      id: 'proxy-403-ignored',
+      file: `${S}/proxy/handler.ts`,
+      original: 'if (!decision.allow) {',
+      mutated: 'if (!decision.allow && decision.status !== 403) {',
+      why: 'a user the site says is not entitled would get a token and a license',
+    },
+    {
+      id: 'proxy-user-dropped',
+      file: `${S}/proxy/handler.ts`,
+      original: '    if (userId !== undefined) grant.userId = userId;\n',
+      mutated: '',
+      why: "the token would name the default user, not the site's: the service's per-user limits and logs would see one user",
+    },
+    {
+      id: 'proxy-repeat-accepted',
+      file: `${S}/proxy/request.ts`,
+      original: 'return values.length === 1 ? values[0] : undefined;',
+      mutated: 'return values.length >= 1 ? values[0] : undefined;',
+      why: 'a query with two cids (or drmTypes) is ambiguous: the site may decide on one while a layer in front reads the other',
+    },
+    {
+      id: 'proxy-cross-site-without-origin',
+      file: `${S}/proxy/cors.ts`,
+      original: 'return foreign === undefined ? vary : refuse(origin, foreign);',
+      mutated: 'return origin === null ? vary : refuse(origin, foreign);',
+      why: "a request a browser marks cross-site without an Origin would pass with the user's cookies, where the token endpoint refuses it",
+    },
+    {
+      id: 'proxy-authorize-text-in-events',
+      file: `${S}/proxy/handler.ts`,
+      original: 'throw siteError(`authorize threw ${errorClassOf(error)};',
+      mutated: 'throw siteError(`authorize threw ${String(error)};',
+      why: "the site's error text (a database URL with its password) would reach the logs",
+    },
+    {
+      id: 'proxy-on-error-not-called',
+      file: `${S}/proxy/handler.ts`,
+      original: '      reportError(error, { drmType, cid });\n      throw siteError(`authorize',
+      mutated: '      throw siteError(`authorize',
+      why: 'the site would never see why its authorize failed',
+    },
+    {
+      id: 'proxy-5xx-relayed',
+      file: `${S}/proxy/unwrap.ts`,
+      original: 'if (answer.status >= 500) {',
+      mutated: 'if (answer.status >= 600) {',
+      why: "the service's error page (a stack trace, text/html) would be served on the site's origin",
+    },
+    {
+      id: 'proxy-any-content-type-relayed',
+      file: `${S}/proxy/unwrap.ts`,
+      original: 'const licenseType = mediaType === undefined || LICENSE_TYPES.has(mediaType);',
+      mutated: 'const licenseType = true;',
+      why: "an HTML page of the service would be served on the site's origin",
+    },
+    {
+      id: 'proxy-error-code-any-type',
+      file: `${S}/proxy/unwrap.ts`,
+      original: "if (typeof code !== 'string' && typeof code !== 'number') {",
+      mutated: 'if (code === null) {',
+      why: 'an errorCode object would make the proxy throw: 500 INTERNAL_ERROR for a bad upstream answer',
+    },
+    {
+      id: 'proxy-deadline-signal-only',
+      file: `${S}/proxy/upstream.ts`,
+      original: 'response = await Promise.race([fetching, deadline]);',
+      mutated: 'response = await fetching;',
+      why: 'after a GC the abort reaches no fetch on Node: a silent service would hold the player forever',
+    },
+    {
+      id: 'proxy-body-deadline-dropped',
+      file: `${S}/proxy/upstream.ts`,
+      original: '      limits.maxAnswerBytes,\n      deadline,\n',
+      mutated: '      limits.maxAnswerBytes,\n',
+      why: 'a service that sends its head and then stalls would hold the player past the deadline when the abort does not reach its body',
+    },
+    {
+      id: 'proxy-clearkey-no-site',
+      file: `${S}/proxy/options.ts`,
+      original: "  clearKeyUrl.searchParams.set('siteId', options.siteId);\n",
+      mutated: '',
+      why: 'the service reads the site of a ClearKey GET from its query: without it no license',
+    },
   ]
     .map((m) => ({
       ...m,
@@ -627,7 +714,9 @@ export const siteKit: Catalogue = {
               ? customData
               : m.file.includes('/gateway/')
                 ? gateway
-                : http,
+                : m.file.includes('/proxy/')
+                  ? proxy
+                  : http,
     }))
     .map((m) => ({ ...m, tests: [...m.tests, mutants] })),
 };

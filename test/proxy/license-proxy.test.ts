@@ -93,6 +93,27 @@ describe.each(PROXY_PATHS)('through the %s', (_path, path) => {
       },
     );
 
+    it('drmType=clearkey is a GET of the emulator’s ClearKey path with siteId and cid, and its keys come back', async () => {
+      const answer = await postLicense(proxy.url, `?drmType=clearkey&cid=${CID}`);
+      expect(answer.status).toBe(200);
+      expect(answer.json()).toEqual({
+        keys: [{ kty: 'oct', kid: b64url(KID), k: b64url(KEY) }],
+        type: 'temporary',
+      });
+      const [arrival] = upstream.arrivals;
+      expect(arrival).toMatchObject({
+        method: 'GET',
+        url: `/ri/clearkey/licenseManager.do?siteId=${SITE.siteId}&cid=${CID}`,
+      });
+      expect(tokenOf(arrival?.headers ?? {})).toMatchObject({ cid: CID, userId: 'user-1' });
+      expect(events[0]).toEqual({
+        type: 'request',
+        kind: 'license',
+        drmType: 'ClearKey',
+        cid: CID,
+      });
+    });
+
     it("relays the service's refusal (HTTP 200 + errorCode) byte for byte", async () => {
       upstream.emulator.faults.set([{ fault: 'token-expired' }]);
       const answer = await postLicense(proxy.url, `?drmType=widevine&cid=${CID}`);
@@ -102,12 +123,16 @@ describe.each(PROXY_PATHS)('through the %s', (_path, path) => {
       expect(events.at(-1)).toMatchObject({ type: 'upstream', status: 200, errorCode: '7011' });
     });
 
-    it("relays the service's own HTTP error with its status and content type", async () => {
+    it("answers a server error of the service with its own 502 UPSTREAM_ERROR, the service's page not passed on", async () => {
       upstream.emulator.faults.set([{ fault: 'http-error', status: 503 }]);
       const answer = await postLicense(proxy.url, `?drmType=widevine&cid=${CID}`);
-      expect(answer.status).toBe(503);
-      expect(answer.headers.get('content-type')).toBe('text/plain; charset=utf-8');
-      expect(answer.text).toBe(upstream.answers[0]?.toString());
+      expect(answer.status).toBe(502);
+      expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(answer.json()).toEqual({
+        code: 'UPSTREAM_ERROR',
+        message: 'The license service failed (HTTP 503); try again later.',
+      });
+      expect(answer.text).not.toContain(upstream.answers[0]?.toString());
     });
   });
 
@@ -262,13 +287,15 @@ describe.each(PROXY_PATHS)('through the %s', (_path, path) => {
       },
     );
 
-    it('an authorize that throws is a 500 SITE_ERROR without its text; onEvent gets the reason', async () => {
+    it('an authorize that throws is a 500 SITE_ERROR without its text; onEvent gets its class, onError the error', async () => {
       const seen: LicenseProxyEvent[] = [];
+      const thrown: unknown[] = [];
       const broken = await startProxy(upstream, {
         authorize: () => {
           throw new Error('db password=hunter2 at Db.connect');
         },
         onEvent: (event) => seen.push(event),
+        onError: (error, asked) => thrown.push([error, asked]),
       });
       try {
         const answer = await postLicense(broken.url, `?drmType=widevine&cid=${CID}`);
@@ -280,8 +307,12 @@ describe.each(PROXY_PATHS)('through the %s', (_path, path) => {
         expect(seen.at(-1)).toMatchObject({
           type: 'error',
           code: 'SITE_ERROR',
-          reason: 'authorize threw: Error: db password=hunter2 at Db.connect',
+          reason: 'authorize threw an error of class Error; the error itself went to onError',
         });
+        expect(JSON.stringify(seen)).not.toContain('hunter2');
+        expect(thrown).toEqual([
+          [new Error('db password=hunter2 at Db.connect'), { drmType: 'Widevine', cid: CID }],
+        ]);
         expect(upstream.arrivals).toHaveLength(0);
       } finally {
         await broken.close();

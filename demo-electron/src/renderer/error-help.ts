@@ -44,8 +44,10 @@ const PROXY_FIXES: Readonly<Record<ProxyErrorCode, string>> = {
     "The site's proxy could not reach the license service: check that the emulator runs.",
   UPSTREAM_TIMEOUT:
     "The license service did not answer the site's proxy in time (10 s): try again, or pick another fault.",
+  UPSTREAM_ERROR:
+    'The license service failed (HTTP 5xx; the faults menu can inject one): try again, or pick another fault.',
   UPSTREAM_BAD_ANSWER:
-    'The license service answered the proxy with a redirect or a license it cannot read: check its URL.',
+    'The license service answered the proxy with a redirect, a page or a license it cannot read: check its URL.',
   UPSTREAM_ANSWER_TOO_LARGE: "The license service's answer was over the proxy's limit (1 MiB).",
   ORIGIN_NOT_ALLOWED:
     "Only the demo page may call the site's proxy: open the demo at the address it printed.",

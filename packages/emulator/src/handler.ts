@@ -136,11 +136,19 @@ export function createEmulatorHandler(
   ): Promise<Answer> {
     const pathname = call.path;
     const certificate = isCertificatePath(pathname);
-    const method = isLicensePath(pathname) ? 'POST' : certificate ? 'GET' : GET_PATHS[pathname];
+    // The ClearKey path also takes a GET with siteId and cid (wire addendum, section 7).
+    const clearKeyGet = pathname === LICENSE_PATHS[1] && call.method === 'GET';
+    const method = clearKeyGet
+      ? 'GET'
+      : isLicensePath(pathname)
+        ? 'POST'
+        : certificate
+          ? 'GET'
+          : GET_PATHS[pathname];
     if (method === undefined) {
       throw new EmulatorError(
         'NOT_FOUND',
-        `No such path ${pathname}: the emulator serves POST /ri/licenseManager.do (also /ri/clearkey/licenseManager.do and /license), GET ${CERTIFICATE_PATHS.join(', ')} (?siteId=), GET /events and GET /health.`,
+        `No such path ${pathname}: the emulator serves POST /ri/licenseManager.do (also /ri/clearkey/licenseManager.do, which a GET with siteId and cid asks too, and /license), GET ${CERTIFICATE_PATHS.join(', ')} (?siteId=), GET /events and GET /health.`,
       );
     }
     if (call.method !== method && !(method === 'GET' && call.method === 'HEAD')) {
@@ -150,7 +158,7 @@ export function createEmulatorHandler(
         { allow: method },
       );
     }
-    if (method === 'POST') {
+    if (method === 'POST' || clearKeyGet) {
       const slow = faults.strike('arrival', flow, ['slow']);
       if (slow?.fault === 'slow') await new Promise((done) => setTimeout(done, slow.ms));
       return arrivalFailure(flow) ?? license(call, flow);

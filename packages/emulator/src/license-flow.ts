@@ -1,4 +1,5 @@
 import type { Authorization } from './authorization.ts';
+import { checkClearKeyAsk, kidsOfCid, readClearKeyAsk } from './clearkey-get.ts';
 import { buildClearKeyLicense } from './clearkey-license.ts';
 import type { EmulatorConfig } from './config.ts';
 import type { ClientCodeOf } from './dialect.ts';
@@ -9,7 +10,7 @@ import { createGatewayAuthorizer, type GatewayOptions } from './gateway-mode.ts'
 import { selectKeys } from './key-selection.ts';
 import { deviceInfo, licenseAnswer, type IssuedLicense } from './license-answer.ts';
 import type { Answer, Call } from './http/exchange.ts';
-import { licenseDrmOf, readLicenseBody } from './license-body.ts';
+import { licenseDrmOf, readLicenseBody, type LicenseBody } from './license-body.ts';
 import { MAX_LICENSE_REQUEST_BYTES } from './license-request.ts';
 import { standInLicenseBytes } from './stand-in.ts';
 import { classifyLicenseValue, readLicenseValue } from './license-value.ts';
@@ -46,14 +47,20 @@ export function createLicenseFlow(
 
   async function license(call: Call, flow: FlowRecorder): Promise<Answer> {
     refuseMode(call);
-    const bytes = await call.body(MAX_LICENSE_REQUEST_BYTES);
+    // Only the ClearKey path routes a GET here: the site and cid in its query, no body.
+    const clearKeyAsk = call.method === 'GET' ? readClearKeyAsk(call) : undefined;
+    const bytes =
+      clearKeyAsk === undefined ? await call.body(MAX_LICENSE_REQUEST_BYTES) : new Uint8Array(0);
     if (bytes === undefined) {
       throw new EmulatorError(
         'PAYLOAD_TOO_LARGE',
         `The license request body is larger than ${MAX_LICENSE_REQUEST_BYTES} bytes; a license request is a few hundred bytes to a few KiB.`,
       );
     }
-    const body = readLicenseBody(bytes, call.header('content-type'));
+    const body: LicenseBody =
+      clearKeyAsk === undefined
+        ? readLicenseBody(bytes, call.header('content-type'))
+        : { shape: 'clearkey', request: { kids: [], type: 'temporary' } };
     // A PlayReady challenge may carry the token in its <CustomData>; header and query come first.
     const value =
       readLicenseValue(call, header) ?? (body.shape === 'playready' ? body.customData : undefined);
@@ -90,12 +97,18 @@ export function createLicenseFlow(
     if (named.error !== undefined) throw named.error;
 
     const auth = await authorize(value, flow);
+    if (clearKeyAsk !== undefined) checkClearKeyAsk(clearKeyAsk, auth);
     const drm = licenseDrmOf(body, auth.drmType);
     const policy = effectivePolicy(auth.grant);
     const nowMs = now();
     checkPolicyWindow(policy, nowMs);
     // The key IDs of a challenge are inside it, for the CDM's server: a stand-in checks the cid has keys.
-    const requested = body.shape === 'clearkey' ? body.request.kids : [];
+    const requested =
+      clearKeyAsk !== undefined
+        ? kidsOfCid(auth.cid, auth.grant.externalKeys, config.keys)
+        : body.shape === 'clearkey'
+          ? body.request.kids
+          : [];
     const keys = selectKeys(requested, auth.cid, auth.grant.externalKeys, config.keys);
     // The device is what the request says of itself: streams are counted per user and device.
     const device = await deviceInfo(call.header('user-agent'), streamId ?? flow.requestId, drm);

@@ -3,14 +3,18 @@ export type BytesResult =
   | { ok: false; tooLarge: true }
   | { ok: false; tooLarge: false };
 
+const STOPPED = Symbol('stopped');
+
 /**
  * Reads a body as bytes, stopping as soon as it passes `maxBytes`: a declared Content-Length over
- * the limit is refused unread, and a body that grows past it is cancelled, never held whole.
+ * the limit is refused unread, and a body that grows past it is cancelled, never held whole. When
+ * `until` settles first (a deadline), the body is cancelled and the read fails.
  */
 export async function readBytesLimited(
   body: ReadableStream<Uint8Array> | null,
   declaredLength: string | null,
   maxBytes: number,
+  until?: Promise<unknown>,
 ): Promise<BytesResult> {
   if (declaredLength !== null && Number(declaredLength) > maxBytes) {
     await body?.cancel().catch(() => undefined);
@@ -22,7 +26,14 @@ export async function readBytesLimited(
   let size = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const next = await (until === undefined
+        ? reader.read()
+        : Promise.race([reader.read(), until.then((): typeof STOPPED => STOPPED)]));
+      if (next === STOPPED) {
+        reader.cancel().catch(() => undefined);
+        return { ok: false, tooLarge: false };
+      }
+      const { done, value } = next;
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) {

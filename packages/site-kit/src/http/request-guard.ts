@@ -71,20 +71,35 @@ export function createRequestGuard(options: RequestGuardOptions | false | undefi
       };
     }
     if (!checkOrigin) return undefined;
-    const origin = exchange.header('origin');
-    if (origin !== null && allowedOrigin(origin)) return undefined;
-    const fetchSite = exchange.header('sec-fetch-site')?.toLowerCase();
-    const foreign =
-      fetchSite === 'cross-site' ||
-      fetchSite === 'same-site' ||
-      (fetchSite === undefined && origin !== null && !sameOrigin(origin, exchange));
-    if (!foreign) return undefined;
+    const reason = foreignRequest(exchange, allowedOrigin);
+    if (reason === undefined) return undefined;
     return {
       status: 403,
-      reason: `a ${fetchSite ?? 'cross-origin'} request from origin ${origin ?? '(none)'} that cors.origins does not allow`,
+      reason,
       text: 'Forbidden: this endpoint answers the pages of its own site and the origins it allows.',
     };
   };
+}
+
+/**
+ * The origin rule of every site endpoint (token, custom data, license proxy): a request a browser
+ * marks as from another origin (`Sec-Fetch-Site: cross-site` or `same-site`, or without it an
+ * Origin that is not the host's own) is foreign unless its Origin is allowed. Undefined when it may
+ * go on, else the reason for the site's events.
+ */
+export function foreignRequest(
+  exchange: Exchange,
+  allowedOrigin: (origin: string) => boolean,
+): string | undefined {
+  const origin = exchange.header('origin');
+  if (origin !== null && allowedOrigin(origin)) return undefined;
+  const fetchSite = exchange.header('sec-fetch-site')?.toLowerCase();
+  const foreign =
+    fetchSite === 'cross-site' ||
+    fetchSite === 'same-site' ||
+    (fetchSite === undefined && origin !== null && !sameOrigin(origin, exchange));
+  if (!foreign) return undefined;
+  return `a ${fetchSite ?? 'cross-origin'} request from origin ${origin ?? '(none)'} that cors.origins does not allow`;
 }
 
 /** Whether an Origin header names the host the request was sent to (browsers without Sec-Fetch-*). */

@@ -3,6 +3,7 @@
 export { SiteKitError, type SiteKitErrorCode } from '../errors.ts';
 export { type LicenseProxyOptions, type ProxyAsk, type ProxyDecision } from './options.ts';
 export { type ProxyCorsOptions } from './cors.ts';
+export { type ProxyDrmType } from './drm.ts';
 export { type ProxyErrorCode, type ProxyErrorBody } from './errors.ts';
 export {
   type LicenseProxyEvent,

@@ -1,4 +1,5 @@
-import type { Answer } from '../http/exchange.ts';
+import type { Answer, Exchange } from '../http/exchange.ts';
+import { foreignRequest } from '../http/request-guard.ts';
 import { ProxyFailure } from './errors.ts';
 
 /** Which pages may call the license proxy from the browser; never `*` with credentials. */
@@ -16,16 +17,18 @@ export interface ProxyCors {
    * The CORS headers for a request, or a failure when a browser page on an unlisted origin calls:
    * such a request is refused before the site decides or the license service is called.
    */
-  check(origin: string | null, fetchSite: string | null): Record<string, string> | ProxyFailure;
+  check(exchange: Exchange): Record<string, string> | ProxyFailure;
   /** The answer to an OPTIONS preflight. */
   preflight(origin: string | null): Answer | ProxyFailure;
 }
 
 /**
  * The proxy's CORS: an allow-list of exact origins (`*` is not an origin, so it cannot be listed).
- * A request without Origin (a TV, a cast receiver, a native app) passes; a request from a page
- * passes when its origin is listed or the browser says it is the proxy's own (`Sec-Fetch-Site:
- * same-origin`, which no page can forge); any other page is refused with 403 ORIGIN_NOT_ALLOWED.
+ * Which requests a page may make is the token endpoint's rule (foreignRequest): a request without
+ * Origin or Sec-Fetch-Site (a TV, a cast receiver, a native app) passes, as does a page of the
+ * proxy's own origin; a request a browser marks as from another site (Sec-Fetch-Site: cross-site
+ * or same-site, with or without Origin) passes only from a listed origin. Any other is refused
+ * with 403 ORIGIN_NOT_ALLOWED, before the site decides or the body is read.
  */
 export function createProxyCors(
   options: ProxyCorsOptions | undefined,
@@ -35,10 +38,14 @@ export function createProxyCors(
   const credentials = options?.credentials ?? true;
   const maxAge = String(options?.maxAgeSeconds ?? 600);
   const vary = { vary: 'Origin' };
-  const refuse = (origin: string) =>
+  const isAllowed = (origin: string) => allowed.has(origin);
+  const refuse = (origin: string | null, reason?: string) =>
     new ProxyFailure(
       'ORIGIN_NOT_ALLOWED',
-      `Pages on ${origin.slice(0, 100)} may not call this license proxy: add the origin to cors.origins.`,
+      origin === null
+        ? 'Pages on another site may not call this license proxy: add their origin to cors.origins.'
+        : `Pages on ${origin.slice(0, 100)} may not call this license proxy: add the origin to cors.origins.`,
+      reason === undefined ? {} : { reason },
     );
   const headersFor = (origin: string): Record<string, string> => ({
     'access-control-allow-origin': origin,
@@ -47,14 +54,14 @@ export function createProxyCors(
   });
 
   return {
-    check(origin, fetchSite) {
-      if (origin === null) return vary;
-      if (allowed.has(origin)) return headersFor(origin);
-      if (fetchSite === 'same-origin') return vary;
-      return refuse(origin);
+    check(exchange) {
+      const origin = exchange.header('origin');
+      if (origin !== null && allowed.has(origin)) return headersFor(origin);
+      const foreign = foreignRequest(exchange, isAllowed);
+      return foreign === undefined ? vary : refuse(origin, foreign);
     },
     preflight(origin) {
-      if (origin === null || !allowed.has(origin)) return refuse(origin ?? '(no origin)');
+      if (origin === null || !allowed.has(origin)) return refuse(origin);
       return {
         status: 204,
         text: null,

@@ -13,18 +13,25 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   Wiseplay: 'application/json',
 };
 
+/** What a proxy request may name: a DRM of the token, or ClearKey (no token type of its own). */
+export type ProxyDrmType = DrmType | 'ClearKey';
+
 export interface ProxyDrm {
-  drmType: DrmType;
+  drmType: ProxyDrmType;
   /** The content type of the request forwarded to the license service. */
   contentType: string;
 }
 
-/** The DRMs a request may name, by their lower-case query spelling (`widevine`, `fairplay`, ...). */
+/**
+ * The DRMs a request may name, by their lower-case query spelling (`widevine`, `fairplay`, ...,
+ * `clearkey`, whose license is a GET without a body).
+ */
 export function proxyDrms(): ReadonlyMap<string, ProxyDrm> {
-  return new Map(
-    DRM_TYPES.map((drmType) => [
+  return new Map<string, ProxyDrm>([
+    ...DRM_TYPES.map((drmType): [string, ProxyDrm] => [
       drmType.toLowerCase(),
       { drmType, contentType: CONTENT_TYPES[drmType] ?? 'application/octet-stream' },
     ]),
-  );
+    ['clearkey', { drmType: 'ClearKey', contentType: 'application/json' }],
+  ]);
 }

@@ -3,7 +3,9 @@ import type { Answer } from '../http/exchange.ts';
 /**
  * The proxy's own failures, each a code, an HTTP status and a sentence in a JSON body
  * `{"code","message"}`. They never carry a stack, a key or a token. Answers of the license service
- * (licenses, and its refusals: HTTP 200 + `errorCode`) are relayed as they came and are not these.
+ * (licenses, and its refusals: HTTP 200 + `errorCode`) are relayed as they came and are not these;
+ * its server errors (UPSTREAM_ERROR) and answers of other content types (UPSTREAM_BAD_ANSWER) never
+ * reach the browser.
  *
  * | code                     | status  | meaning                                                      |
  * |--------------------------|---------|--------------------------------------------------------------|
@@ -15,13 +17,17 @@ import type { Answer } from '../http/exchange.ts';
  * | BAD_BODY                 | 400     | the license request body is empty or could not be read        |
  * | BODY_TOO_LARGE           | 413     | the body is over `maxBodyBytes` (refused before read whole)   |
  * | SITE_REFUSED             | 401/403 | the site's `authorize` refused: its own status and reason     |
- * | SITE_ERROR               | 500     | `authorize` threw or answered no decision; no token was made  |
+ * | SITE_ERROR               | 500     | `authorize` threw (the error goes to `onError`) or answered   |
+ * |                          |         | no decision; no token was made                                 |
  * | SITE_TIMEOUT             | 503     | `authorize` did not decide within `timeouts.authorizeMs`      |
  * | UPSTREAM_UNREACHABLE     | 502     | the license service could not be reached                      |
- * | UPSTREAM_BAD_ANSWER      | 502     | it answered a redirect, or a json license the proxy cannot read |
+ * | UPSTREAM_ERROR           | 502     | it answered a server error (5xx); its page is not passed on  |
+ * | UPSTREAM_BAD_ANSWER      | 502     | a redirect, a content type no license answer has, a refusal   |
+ * |                          |         | whose errorCode is not text or a number, or a json license    |
+ * |                          |         | the proxy cannot read                                          |
  * | UPSTREAM_ANSWER_TOO_LARGE| 502     | its answer is over `maxAnswerBytes`                           |
  * | UPSTREAM_TIMEOUT         | 504     | no whole answer within `timeouts.upstreamMs`                  |
- * | INTERNAL_ERROR           | 500     | a bug of the proxy itself (reported to `onEvent`)             |
+ * | INTERNAL_ERROR           | 500     | a bug of the proxy itself (the error goes to `onError`)       |
  */
 export type ProxyErrorCode =
   | 'ORIGIN_NOT_ALLOWED'
@@ -35,6 +41,7 @@ export type ProxyErrorCode =
   | 'SITE_ERROR'
   | 'SITE_TIMEOUT'
   | 'UPSTREAM_UNREACHABLE'
+  | 'UPSTREAM_ERROR'
   | 'UPSTREAM_BAD_ANSWER'
   | 'UPSTREAM_ANSWER_TOO_LARGE'
   | 'UPSTREAM_TIMEOUT'
@@ -57,6 +64,7 @@ const STATUS: Record<Exclude<ProxyErrorCode, 'SITE_REFUSED'>, number> = {
   SITE_ERROR: 500,
   SITE_TIMEOUT: 503,
   UPSTREAM_UNREACHABLE: 502,
+  UPSTREAM_ERROR: 502,
   UPSTREAM_BAD_ANSWER: 502,
   UPSTREAM_ANSWER_TOO_LARGE: 502,
   UPSTREAM_TIMEOUT: 504,

@@ -1,4 +1,4 @@
-import type { DrmType } from '../schemas/drm-type.ts';
+import type { ProxyDrmType } from './drm.ts';
 import type { ProxyErrorCode } from './errors.ts';
 
 /** What a request is to the proxy: a license (token added), a certificate or NCG server info. */
@@ -6,10 +6,10 @@ export type ProxyRequestKind = 'license' | 'certificate' | 'server-info';
 
 /** What the proxy reports to `onEvent`: never a token, a key or a cookie. */
 export type LicenseProxyEvent =
-  | { type: 'request'; kind: ProxyRequestKind; drmType: DrmType; cid?: string }
+  | { type: 'request'; kind: ProxyRequestKind; drmType: ProxyDrmType; cid?: string }
   | {
       type: 'decision';
-      drmType: DrmType;
+      drmType: ProxyDrmType;
       cid: string;
       allow: boolean;
       status: number;
@@ -18,7 +18,7 @@ export type LicenseProxyEvent =
   | {
       type: 'upstream';
       kind: ProxyRequestKind;
-      drmType: DrmType;
+      drmType: ProxyDrmType;
       /** The service's HTTP status, relayed as it came. */
       status: number;
       /** Time to the whole answer, in ms. */

@@ -1,16 +1,16 @@
 import { SiteKitError } from '../errors.ts';
+import { errorClassOf } from '../http/error-class.ts';
 import type { IssuesTokens } from '../http/token-handler.ts';
 import type { IssueOptions } from '../token/issue-rules.ts';
 import type { Answer, Exchange } from '../http/exchange.ts';
 import { toWebHandler, type WebHandler } from '../http/web.ts';
-import type { DrmType } from '../schemas/drm-type.ts';
 import type { SiteCredentials } from '../token/keys.ts';
 import { createProxyCors } from './cors.ts';
 import { decideWithin, readDecision } from './decision.ts';
-import { proxyDrms } from './drm.ts';
+import { proxyDrms, type ProxyDrmType } from './drm.ts';
 import { failureAnswer, ProxyFailure } from './errors.ts';
 import { eventEmitter, type LicenseProxyEvent } from './events.ts';
-import { checkProxyOptions, type LicenseProxyOptions } from './options.ts';
+import { checkProxyOptions, type LicenseProxyOptions, type ProxyAsk } from './options.ts';
 import { readProxyRequest, type ProxyRequest } from './request.ts';
 import {
   fetchTransport,
@@ -18,7 +18,7 @@ import {
   type UpstreamAnswer,
   type UpstreamCall,
 } from './upstream.ts';
-import { readAnswer } from './unwrap.ts';
+import { readAnswer, type Unwrapped } from './unwrap.ts';
 
 /**
  * The site's license proxy: the player posts its license request here (`?drmType=&cid=`), the site
@@ -41,12 +41,21 @@ export function createLicenseProxyWith(
   const watching = options.onEvent !== undefined;
   const transport =
     options.fetch === undefined ? defaultTransport() : fetchTransport(options.fetch);
-  const { authorize } = options;
+  const { authorize, onError } = options;
+  const reportError = (error: unknown, asked: ProxyAsk | undefined): void => {
+    try {
+      onError?.(error, asked === undefined ? undefined : { ...asked });
+    } catch {
+      // The site's error reporter failing must not change the answer.
+    }
+  };
   const limits = { deadlineMs: config.upstreamMs, maxAnswerBytes: config.maxAnswerBytes };
   const licenseUrl = config.licenseUrl.href;
   const serverInfo = new URL(config.licenseUrl);
   serverInfo.searchParams.set('mode', 'getserverinfo');
   const serverInfoUrl = serverInfo.href;
+  // The cid is appended per request, as the last query member.
+  const clearKeyUrl = `${config.clearKeyUrl.href}${config.clearKeyUrl.search === '' ? '?' : '&'}cid=`;
 
   function forwarded(exchange: Exchange, headers: Record<string, string>): Record<string, string> {
     for (const name of config.forwardHeaders) {
@@ -56,15 +65,16 @@ export function createLicenseProxyWith(
     return headers;
   }
 
+  const tooLarge = () =>
+    new ProxyFailure(
+      'BODY_TOO_LARGE',
+      `The license request body is over the limit of ${config.maxBodyBytes} bytes.`,
+    );
+
   async function body(exchange: Exchange): Promise<Uint8Array<ArrayBuffer>> {
     const read = await exchange.readBytes(config.maxBodyBytes);
     if (read.ok && read.bytes.byteLength > 0) return read.bytes;
-    if (!read.ok && read.tooLarge) {
-      throw new ProxyFailure(
-        'BODY_TOO_LARGE',
-        `The license request body is over the limit of ${config.maxBodyBytes} bytes.`,
-      );
-    }
+    if (!read.ok && read.tooLarge) throw tooLarge();
     throw new ProxyFailure(
       'BAD_BODY',
       read.ok
@@ -73,7 +83,7 @@ export function createLicenseProxyWith(
     );
   }
 
-  async function token(exchange: Exchange, drmType: DrmType, cid: string): Promise<string> {
+  async function token(exchange: Exchange, drmType: ProxyDrmType, cid: string): Promise<string> {
     let decided: unknown;
     try {
       decided = decideWithin(
@@ -83,7 +93,10 @@ export function createLicenseProxyWith(
       if (decided instanceof Promise) decided = await decided;
     } catch (error) {
       if (error instanceof ProxyFailure) throw error;
-      throw siteError(`authorize threw: ${firstLine(error)}`);
+      // The site's own error may hold anything (a database URL with its password): the events get
+      // its class, the site's onError the error itself, as at the token and custom-data endpoints.
+      reportError(error, { drmType, cid });
+      throw siteError(`authorize threw ${errorClassOf(error)}; the error itself went to onError`);
     }
     const decision = readDecision(decided);
     if (typeof decision === 'string') throw siteError(decision);
@@ -93,7 +106,10 @@ export function createLicenseProxyWith(
     }
     const { policy, userId, responseFormat, keyRotation } = decision;
     // Only the members that are set: the issuer treats an absent option and an undefined one alike.
-    const grant: IssueOptions = { cid, drmType, policy: policy ?? V2_POLICY };
+    const grant: IssueOptions = { cid, policy: policy ?? V2_POLICY };
+    // The token has no ClearKey type: the service's ClearKey path reads the site and cid from its
+    // query, and the token keeps its default drm_type.
+    if (drmType !== 'ClearKey') grant.drmType = drmType;
     if (userId !== undefined) grant.userId = userId;
     if (responseFormat !== undefined) grant.responseFormat = responseFormat;
     if (keyRotation !== undefined) grant.keyRotation = keyRotation;
@@ -103,8 +119,13 @@ export function createLicenseProxyWith(
       text = typeof issued === 'string' ? issued : await issued;
     } catch (error) {
       // The policy is the site's: a token it cannot make is the site's bug, not the player's.
-      const why = error instanceof SiteKitError ? error.message : firstLine(error);
-      throw siteError(`the token could not be issued: ${why}`);
+      if (error instanceof SiteKitError) {
+        throw siteError(`the token could not be issued: ${error.message}`);
+      }
+      reportError(error, { drmType, cid });
+      throw siteError(
+        `issuing the token threw ${errorClassOf(error)}; the error itself went to onError`,
+      );
     }
     if (watching) {
       emit({
@@ -131,10 +152,26 @@ export function createLicenseProxyWith(
       }
       return { url, method: 'GET', headers: forwarded(exchange, {}), body: null };
     }
+    if (kind === 'server-info') {
+      const bytes = await body(exchange);
+      const headers = forwarded(exchange, { 'content-type': drm.contentType });
+      return { url: serverInfoUrl, method: 'POST', headers, body: bytes };
+    }
+    const cid = asked.cid as string;
+    // The site decides first: a request it refuses costs no body read. A length over the limit,
+    // declared before any byte, needs no decision.
+    if (Number(exchange.header('content-length') ?? 0) > config.maxBodyBytes) throw tooLarge();
+    const issued = await token(exchange, drm.drmType, cid);
+    if (drm.drmType === 'ClearKey') {
+      // A GET of the ClearKey license URL with siteId and cid (the wire addendum, section 7): the
+      // service answers every key of the cid; the CDM's request body is not passed on.
+      const headers = forwarded(exchange, {});
+      headers[config.header] = issued;
+      return { url: clearKeyUrl + encodeURIComponent(cid), method: 'GET', headers, body: null };
+    }
     const bytes = await body(exchange);
     const headers = forwarded(exchange, { 'content-type': drm.contentType });
-    if (kind === 'server-info') return { url: serverInfoUrl, method: 'POST', headers, body: bytes };
-    headers[config.header] = await token(exchange, drm.drmType, asked.cid as string);
+    headers[config.header] = issued;
     return { url: licenseUrl, method: 'POST', headers, body: bytes };
   }
 
@@ -144,7 +181,8 @@ export function createLicenseProxyWith(
       text: answer.bytes.byteLength === 0 ? null : answer.bytes,
       headers: {
         ...cors,
-        ...(answer.contentType === null ? {} : { 'content-type': answer.contentType }),
+        // Bytes without a type: the browser may not guess one (nosniff, and no type to sniff from).
+        'content-type': answer.contentType ?? 'application/octet-stream',
         'cache-control': 'no-store',
         'x-content-type-options': 'nosniff',
       },
@@ -161,7 +199,7 @@ export function createLicenseProxyWith(
         if (preflight instanceof ProxyFailure) throw preflight;
         return preflight;
       }
-      const checked = cors.check(origin, exchange.header('sec-fetch-site'));
+      const checked = cors.check(exchange);
       if (checked instanceof ProxyFailure) throw checked;
       corsHeaders = checked;
       const asked = readProxyRequest(exchange.method, exchange.url, drms);
@@ -177,26 +215,29 @@ export function createLicenseProxyWith(
       const call = await upstreamCall(exchange, asked);
       const started = watching ? Date.now() : 0;
       const answer = await transport(call, limits);
-      if (!config.unwrapJson && !watching) return relay(answer, corsHeaders);
+      // Read whatever the options: what is relayed never depends on who watches.
       const read = readAnswer(answer, asked.drm.drmType, config.unwrapJson);
       if (watching) {
+        const unwrapped: Partial<Unwrapped> = read instanceof ProxyFailure ? {} : read;
         emit({
           type: 'upstream',
           kind: asked.kind,
           drmType: asked.drm.drmType,
           status: answer.status,
           ms: Date.now() - started,
-          ...(read.errorCode === undefined ? {} : { errorCode: read.errorCode }),
-          ...(read.deviceInfo === undefined ? {} : { deviceInfo: read.deviceInfo }),
+          ...(unwrapped.errorCode === undefined ? {} : { errorCode: unwrapped.errorCode }),
+          ...(unwrapped.deviceInfo === undefined ? {} : { deviceInfo: unwrapped.deviceInfo }),
         });
       }
+      if (read instanceof ProxyFailure) throw read;
       return relay(read.answer, corsHeaders);
     } catch (error) {
+      if (!(error instanceof ProxyFailure)) reportError(error, undefined);
       const failure =
         error instanceof ProxyFailure
           ? error
           : new ProxyFailure('INTERNAL_ERROR', 'The proxy failed unexpectedly; try again later.', {
-              reason: `the proxy failed: ${firstLine(error)}`,
+              reason: `the proxy threw ${errorClassOf(error)}; the error itself went to onError`,
             });
       report(failure);
       return failureAnswer(failure, corsHeaders);
@@ -221,9 +262,4 @@ function siteError(reason: string): ProxyFailure {
   return new ProxyFailure('SITE_ERROR', 'The site could not decide; try again later.', {
     reason,
   });
-}
-
-function firstLine(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message.split('\n')[0] ?? ''}`;
-  return typeof error;
 }

@@ -4,16 +4,17 @@ import { CUSTOM_DATA_HEADER } from '../http/cors.ts';
 import { corsOptionFields } from '../http/cors-schema.ts';
 import type { SiteRefusal } from '../http/site-endpoint.ts';
 import type { TokenGrant } from '../http/token-handler.ts';
-import type { DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
 import type { SiteCredentials } from '../token/keys.ts';
 import type { ProxyCorsOptions } from './cors.ts';
+import type { ProxyDrmType } from './drm.ts';
 import type { LicenseProxyEvent } from './events.ts';
 
 /** What the player's request asks for: the DRM and the content, from the proxy URL's query. */
 export interface ProxyAsk {
-  drmType: DrmType;
+  /** A DRM of the token, or `ClearKey` (whose token keeps the default drm_type). */
+  drmType: ProxyDrmType;
   cid: string;
 }
 
@@ -31,6 +32,11 @@ export interface LicenseProxyOptions extends SiteCredentials {
    * (widevineCert.do, fpsKeyManager.do) with `siteId`; `false` turns them off.
    */
   certificateUrls?: { widevine?: string; fairplay?: string } | false;
+  /**
+   * The ClearKey license URL, which the proxy GETs with `siteId` and `cid` (wire addendum 7);
+   * default `clearkey/licenseManager.do` beside `licenseUrl`.
+   */
+  clearKeyUrl?: string;
   /** The header the license service reads the token from; default "x-drm-custom-data". */
   header?: string;
   /** Decides from the player's request (cookies, session) and what it asks for. */
@@ -61,11 +67,19 @@ export interface LicenseProxyOptions extends SiteCredentials {
   fetch?: (request: Request) => Promise<Response>;
   /** Every step, for logs and metrics; never a token. */
   onEvent?: (event: LicenseProxyEvent) => void;
+  /**
+   * Receives what the site's code (`authorize`) or the proxy itself threw, as thrown: it may hold
+   * anything (a database URL with its password), so `onEvent` gets only its class. `asked` is
+   * undefined for an error of the proxy outside a decision.
+   */
+  onError?: (error: unknown, asked: ProxyAsk | undefined) => void;
 }
 
 /** The options checked once, when the proxy is created. */
 export interface ProxyConfig {
   licenseUrl: URL;
+  /** With `siteId` in its query; the proxy adds `cid`. */
+  clearKeyUrl: URL;
   certificateUrls: { Widevine?: string; FairPlay?: string };
   header: string;
   forwardHeaders: string[];
@@ -106,6 +120,7 @@ const headerName = z
 
 const optionsSchema = z.object({
   licenseUrl: z.string({ error: mustBe('an absolute https:// URL') }),
+  clearKeyUrl: z.string({ error: mustBe('an absolute https:// URL') }).optional(),
   header: headerName.optional(),
   forwardHeaders: z.array(headerName, { error: mustBe('an array of header names') }).optional(),
   maxBodyBytes: positiveInt('a number of bytes').optional(),
@@ -157,6 +172,12 @@ export function checkProxyOptions(options: LicenseProxyOptions): ProxyConfig {
       'authorize: must be a function (request, { drmType, cid }) => decision.',
     );
   }
+  if (options.onError !== undefined && typeof options.onError !== 'function') {
+    throw new SiteKitError(
+      'INVALID_INPUT',
+      'onError: must be a function (error, { drmType, cid }) => void.',
+    );
+  }
   const data = parsed.data;
   const licenseUrl = upstreamUrl(data.licenseUrl, 'licenseUrl', data.allowHttp === true);
   const header = (data.header ?? CUSTOM_DATA_HEADER).toLowerCase();
@@ -168,8 +189,15 @@ export function checkProxyOptions(options: LicenseProxyOptions): ProxyConfig {
       `forwardHeaders: "${banned}" is never passed on to the license service (the user's credentials, the token header and connection headers stay with the proxy).`,
     );
   }
+  const clearKeyUrl =
+    data.clearKeyUrl === undefined
+      ? new URL('clearkey/licenseManager.do', licenseUrl)
+      : upstreamUrl(data.clearKeyUrl, 'clearKeyUrl', data.allowHttp === true);
+  clearKeyUrl.search = '';
+  clearKeyUrl.searchParams.set('siteId', options.siteId);
   return {
     licenseUrl,
+    clearKeyUrl,
     certificateUrls: certificateUrls(options, licenseUrl, data.allowHttp === true),
     header,
     forwardHeaders,

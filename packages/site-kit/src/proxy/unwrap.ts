@@ -1,4 +1,3 @@
-import type { DrmType } from '../schemas/drm-type.ts';
 import { ProxyFailure } from './errors.ts';
 import type { UpstreamAnswer } from './upstream.ts';
 
@@ -11,26 +10,66 @@ export interface Unwrapped {
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
+// The media types a license service's answer has: a license as bytes (Widevine, PlayReady's binary),
+// as text (FairPlay's base64 CKC, a certificate's base64), as XML (PlayReady's SOAP), and JSON
+// (ClearKey's licenses, json-format answers, refusals). Any other (an error page's text/html) is
+// not relayed: a page served on the site's origin is the site's page.
+const LICENSE_TYPES = new Set([
+  'application/octet-stream',
+  'application/json',
+  'text/plain',
+  'text/xml',
+  'application/xml',
+]);
+
 /**
- * Reads a 200 answer of the service the way a client must (the wire addendum, section 2): JSON with
- * `errorCode` is a refusal and stays as it came; JSON with `license` is a json-format license, which
- * `unwrap` turns into the license itself (Widevine's hex text into bytes); anything else is the
- * license already. Only small JSON-looking bodies are parsed.
+ * Reads an answer of the service the way a client must (the wire addendum, section 2), or says why
+ * it is not relayed. JSON with `errorCode` is a refusal and stays as it came, whatever its status
+ * (the service's are HTTP 200; players read one with a 5xx too); an `errorCode` that is neither
+ * text nor a number is a bad answer. Any other server error (5xx) is UPSTREAM_ERROR, and a content
+ * type no license answer has UPSTREAM_BAD_ANSWER. A 200 in JSON with `license` is a json-format
+ * license, which `unwrap` turns into the license itself (Widevine's hex text into bytes); anything
+ * else is the license already. Only small JSON-looking bodies are parsed.
  */
-export function readAnswer(answer: UpstreamAnswer, drmType: DrmType, unwrap: boolean): Unwrapped {
+export function readAnswer(
+  answer: UpstreamAnswer,
+  drmType: string,
+  unwrap: boolean,
+): Unwrapped | ProxyFailure {
+  const mediaType = answer.contentType?.split(';')[0]?.trim().toLowerCase();
+  const licenseType = mediaType === undefined || LICENSE_TYPES.has(mediaType);
   const json = jsonObject(answer);
-  if (json === undefined) return { answer };
-  const code = json['errorCode'];
+  const code = json?.['errorCode'];
   if (code !== undefined) {
-    return {
-      answer,
-      errorCode: typeof code === 'number' ? String(code) : String(code).slice(0, 20),
-    };
+    if (typeof code !== 'string' && typeof code !== 'number') {
+      return new ProxyFailure(
+        'UPSTREAM_BAD_ANSWER',
+        'The license service answered a refusal whose errorCode is neither text nor a number.',
+      );
+    }
+    const errorCode = String(code).slice(0, 20);
+    // The refusal as it came; a type the addendum leaves open is named JSON, which it is.
+    if (licenseType) return { answer, errorCode };
+    return { answer: { ...answer, contentType: 'application/json; charset=utf-8' }, errorCode };
   }
-  if (!unwrap || !('license' in json)) return { answer };
+  if (answer.status >= 500) {
+    return new ProxyFailure(
+      'UPSTREAM_ERROR',
+      `The license service failed (HTTP ${answer.status}); try again later.`,
+    );
+  }
+  if (!licenseType) {
+    return new ProxyFailure(
+      'UPSTREAM_BAD_ANSWER',
+      `The license service answered ${JSON.stringify(mediaType.slice(0, 60))}, which no license answer is; the proxy does not pass it on.`,
+    );
+  }
+  if (json === undefined || !unwrap || answer.status !== 200 || !('license' in json)) {
+    return { answer };
+  }
   const license = json['license'];
   if (typeof license !== 'string' || license.length === 0) {
-    throw new ProxyFailure(
+    return new ProxyFailure(
       'UPSTREAM_BAD_ANSWER',
       'The license service answered json without a license text; the proxy cannot unwrap it.',
     );
@@ -47,7 +86,6 @@ export function readAnswer(answer: UpstreamAnswer, drmType: DrmType, unwrap: boo
 }
 
 function jsonObject(answer: UpstreamAnswer): Record<string, unknown> | undefined {
-  if (answer.status !== 200) return undefined;
   const { bytes } = answer;
   let i = 0;
   while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d)) i++;

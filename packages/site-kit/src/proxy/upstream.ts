@@ -69,18 +69,34 @@ export function fetchTransport(fetcher: Fetch): Transport {
   return (call, limits) => callUpstream(fetcher, call, limits);
 }
 
+// What the deadline settles to, raced against each step of the exchange.
+const EXPIRED = Symbol('expired');
+
+/**
+ * The exchange under a deadline of its own. The abort signal alone is not enough on Node: the
+ * Request that fetch copies follows it only through a WeakRef, so after a garbage collection an
+ * abort can reach nothing and a silent service would hold the client forever. So each step (the
+ * answer's head, each chunk of its body) races a timer the proxy holds; the signal still tells a
+ * fetch that listens, and a head that comes late has its body cancelled.
+ */
 async function callUpstream(
   fetcher: Fetch,
   call: UpstreamCall,
   limits: UpstreamLimits,
 ): Promise<UpstreamAnswer> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), limits.deadlineMs);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof EXPIRED>((expire) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      expire(EXPIRED);
+    }, limits.deadlineMs);
+  });
   const timedOut = () => upstreamFailure('timeout', limits);
   try {
-    let response: Response;
-    try {
-      response = await fetcher(
+    // Promise.resolve: a fetch that throws at once is unreachable, as one that rejects.
+    const fetching = Promise.resolve().then(() =>
+      fetcher(
         new Request(call.url, {
           method: call.method,
           headers: call.headers,
@@ -88,9 +104,20 @@ async function callUpstream(
           redirect: 'manual',
           signal: controller.signal,
         }),
-      );
+      ),
+    );
+    let response: Response | typeof EXPIRED;
+    try {
+      response = await Promise.race([fetching, deadline]);
     } catch {
       throw controller.signal.aborted ? timedOut() : upstreamFailure('unreachable', limits);
+    }
+    if (response === EXPIRED) {
+      fetching.then(
+        (late) => late.body?.cancel().catch(() => undefined),
+        () => undefined,
+      );
+      throw timedOut();
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
@@ -100,6 +127,7 @@ async function callUpstream(
       response.body,
       response.headers.get('content-length'),
       limits.maxAnswerBytes,
+      deadline,
     );
     if (!read.ok) {
       if (controller.signal.aborted) throw timedOut();

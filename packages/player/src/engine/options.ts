@@ -67,7 +67,8 @@ export interface EngineOptions {
   header?: string;
   /**
    * Service codes a fresh token can fix: such a refusal fetches one fresh token and sends the
-   * license request once more. Default `['7011', '6001']` (token expired; timestamp in the future).
+   * license request once more. Default `['7011']` (the token's timestamp is outside the validity
+   * window, on either side: expired, or from the future).
    */
   freshTokenCodes?: ReadonlyArray<string | number>;
   /** Key system (or key system prefix) to drm_type, over the built-in map. */
@@ -237,6 +238,6 @@ export function resolveOptions<GetContentId = unknown>(
     url: o.tokenUrl ?? o.customDataUrl,
     fetcher: o.getToken ?? o.getCustomData,
     retry: { ...DEFAULT_RETRY, ...o.retry },
-    freshTokenCodes: (o.freshTokenCodes ?? [7011, 6001]).map(String),
+    freshTokenCodes: (o.freshTokenCodes ?? [7011]).map(String),
   } as ResolvedOptions<GetContentId>;
 }

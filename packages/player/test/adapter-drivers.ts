@@ -131,15 +131,20 @@ export function drive(
   Object.assign(video, { setMediaKeys: async () => undefined });
   const player = videojs(video);
   attachVideojs(player as unknown as VideoJsPlayer, common);
+  // The plugin opens one session per init data: each request (a key rotation) brings its own, and
+  // keeps the MediaKeys of the first: the license of any request goes to the one under way.
+  let requests = 0;
+  let licensed = (_: Uint8Array) => undefined as void;
   return {
     seen,
     request: () =>
       new Promise((resolve) => {
-        const cdm = standInCdm((bytes) => resolve(text(bytes)));
+        licensed = (bytes) => resolve(text(bytes));
+        const cdm = standInCdm((bytes) => licensed(bytes));
         player.on('error', () => resolve(outcome(player.error())));
         void handleEncryptedEvent(
           player,
-          { initDataType: 'cenc', initData: new Uint8Array([7, 7, 7]), target: video },
+          { initDataType: 'cenc', initData: new Uint8Array([7, 7, 7 + requests++]), target: video },
           getOptions(player),
           [],
           player.tech(true),

@@ -39,13 +39,26 @@ export interface LicenseExchange {
   refused?: LicenseAuthError;
   /** A request went out and its answer has not been reported yet. */
   awaiting: boolean;
+  /**
+   * Not the load's first license request, or a `license-renewal`: a key rotation or a renewal,
+   * whose token is retried within `retry.renewalWindowMs` (playback is running).
+   */
+  renewal: boolean;
 }
 
 export interface Engine<E extends EngineEvents = EngineEvents> {
   readonly options: ResolvedOptions;
   readonly emitter: Emitter<E>;
-  /** A reusable token for the cid and drm_type, else one shared fetch; `signal` ends the wait. */
-  getToken(cid: string, drmType: DrmType, signal?: AbortSignal): Promise<CachedToken>;
+  /**
+   * A reusable token for the cid and drm_type, else one shared fetch (retried within
+   * `retry.renewalWindowMs` for a `renewal`, else `retry.windowMs`); `signal` ends the wait.
+   */
+  getToken(
+    cid: string,
+    drmType: DrmType,
+    signal?: AbortSignal,
+    renewal?: boolean,
+  ): Promise<CachedToken>;
   /** Opens a load session (a preload, a download); ended by its owner, or by `destroy()`. */
   open(cid: string | undefined): LoadSession;
   /** The player's own loads, one after the other. */
@@ -66,6 +79,8 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     session: LoadSession,
   ): Promise<boolean>;
   begin(keySystem: string, drmType: DrmType, cid: string, session: LoadSession): LicenseExchange;
+  /** Marks a `license-renewal` request a renewal; says whether `x` is one. */
+  isRenewal(x: LicenseExchange, licenseRequestType: string | null): boolean;
   /**
    * Attaches a token to `headers` (a fresh one after a 401/403) and reports the request sent. In
    * proxy mode it attaches none and resolves the URL to send to instead (the proxy's, with
@@ -122,7 +137,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     if (x.token !== undefined) cache.invalidate(keyOf(x.cid, x.drmType), x.token);
   };
 
-  const getToken = (cid: string, drmType: DrmType, waitSignal?: AbortSignal) =>
+  const { windowMs, renewalWindowMs } = opts.retry;
+  const getToken = (cid: string, drmType: DrmType, waitSignal?: AbortSignal, renewal = false) =>
     cache.get(
       keyOf(cid, drmType),
       async (signal) => {
@@ -130,7 +146,9 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         const startedAt = opts.now();
         emit('tokenRequested', base);
         try {
-          const value = await fetchToken(cid, drmType, signal);
+          const value = await (renewal
+            ? fetchToken(cid, drmType, signal, renewalWindowMs, renewalWindowMs)
+            : fetchToken(cid, drmType, signal, windowMs));
           emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
           return value;
         } catch (error) {
@@ -154,6 +172,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     return session;
   };
   let lastKeySystem: string | undefined;
+  // Loads that made a license request: each later one is a key rotation or a renewal.
+  const begun = new WeakSet<LoadSession>();
 
   const licenseServer = opts.licenseProxy ?? opts.licenseServer;
   const servers =
@@ -184,16 +204,22 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       await getToken(cid, drmType, session.signal);
       return true;
     },
-    begin: (keySystem, drmType, cid, session) => ({
-      keySystem,
-      drmType,
-      cid,
-      session,
-      sentAt: 0,
-      renewToken: false,
-      renewed: false,
-      awaiting: false,
-    }),
+    begin(keySystem, drmType, cid, session) {
+      const renewal = begun.has(session);
+      begun.add(session);
+      return {
+        keySystem,
+        drmType,
+        cid,
+        session,
+        sentAt: 0,
+        renewToken: false,
+        renewed: false,
+        awaiting: false,
+        renewal,
+      };
+    },
+    isRenewal: (x, licenseRequestType) => (x.renewal ||= licenseRequestType === 'license-renewal'),
     async authorize(x, headers, attempt, licenseRequestType) {
       const startedAt = opts.now();
       lastKeySystem = x.keySystem;
@@ -202,7 +228,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         x.renewToken = false;
       }
       const proxy = opts.licenseProxy;
-      const token = proxy ? undefined : await getToken(x.cid, x.drmType, x.session.signal);
+      const renewal = engine.isRenewal(x, licenseRequestType);
+      const token = proxy ? undefined : await getToken(x.cid, x.drmType, x.session.signal, renewal);
       if (token) headers[opts.header] = token.value;
       const contentType = challengeContentType(x.keySystem);
       if (contentType !== undefined) {

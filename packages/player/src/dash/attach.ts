@@ -149,6 +149,7 @@ export function attachLicenseAuth(
   return {
     prefetch,
     load: engine.loads.name,
+    clearTokens: engine.clearTokens,
     on: engine.emitter.on,
     detach() {
       if (!attached) return;

@@ -63,6 +63,8 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   open(cid: string | undefined): LoadSession;
   /** The player's own loads, one after the other. */
   loads: PlayerLoads;
+  /** Forgets every token; a wait for a fetch under way (aborted) asks the site again. */
+  clearTokens(): void;
   /** License server URL per key system, from `licenseServer` (one URL: every built-in key system). */
   servers: Readonly<Record<string, string>>;
   /** Throws `INVALID_OPTIONS` for the first URL that is not local while no `header` was given. */
@@ -112,6 +114,9 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   destroy(): void;
 }
 
+/** Preloads and downloads open at once, at most (each holds its cid and waits). */
+const MAX_OPEN = 32;
+
 /** The player-agnostic core every adapter converts its player's hooks to. */
 export function createEngine<E extends EngineEvents = EngineEvents>(
   opts: ResolvedOptions,
@@ -138,7 +143,10 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   };
 
   const { windowMs, renewalWindowMs } = opts.retry;
-  const getToken = (cid: string, drmType: DrmType, waitSignal?: AbortSignal, renewal = false) =>
+  // The reason of the last clearTokens(): a fetch it aborted is no failure, and a wait it cut
+  // short asks again, with the cookies of the user signed in now.
+  let cleared: unknown;
+  const fetchShared = (cid: string, drmType: DrmType, waitSignal?: AbortSignal, renewal = false) =>
     cache.get(
       keyOf(cid, drmType),
       async (signal) => {
@@ -153,19 +161,43 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
           return value;
         } catch (error) {
           // withTokenDeadline rejects with LicenseAuthErrors only.
-          emit('tokenFailed', {
-            ...base,
-            durationMs: opts.now() - startedAt,
-            error: error as LicenseAuthError,
-          });
+          if (error !== cleared) {
+            emit('tokenFailed', {
+              ...base,
+              durationMs: opts.now() - startedAt,
+              error: error as LicenseAuthError,
+            });
+          }
           throw error;
         }
       },
       waitSignal,
     );
+  const getToken = async (
+    cid: string,
+    drmType: DrmType,
+    waitSignal?: AbortSignal,
+    renewal?: boolean,
+  ): Promise<CachedToken> => {
+    const before = cleared;
+    try {
+      return await fetchShared(cid, drmType, waitSignal, renewal);
+    } catch (error) {
+      if (before === cleared || waitSignal?.aborted) throw error;
+      return getToken(cid, drmType, waitSignal, renewal);
+    }
+  };
 
+  // Sessions open, oldest first. A preload the app never plays stays open: past MAX_OPEN, the
+  // oldest ends (quietly), never the player's own load.
   const sessions = new Set<LoadSession>();
+  const players = new WeakSet<LoadSession>();
   const open = (cid: string | undefined): LoadSession => {
+    for (const old of sessions) {
+      if (sessions.size < MAX_OPEN) break;
+      if (!players.has(old))
+        old.end('Too many preloads or downloads open: the oldest was dropped.');
+    }
     const session = openSession(cid);
     sessions.add(session);
     session.signal.addEventListener('abort', () => sessions.delete(session), { once: true });
@@ -183,12 +215,27 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         )
       : (licenseServer ?? {});
 
+  const loads = trackPlayerLoads((cid) => {
+    const session = open(cid);
+    players.add(session);
+    return session;
+  });
+  const { adopt } = loads;
+  loads.adopt = (session) => (players.add(session), adopt(session));
+
   const engine: Engine<E> = {
     options: opts,
     emitter,
     getToken,
     open,
-    loads: trackPlayerLoads(open),
+    loads,
+    clearTokens() {
+      cleared = new LicenseAuthError(
+        'ABORTED',
+        'clearTokens(): the tokens of the user were dropped.',
+      );
+      cache.clear(cleared);
+    },
     servers,
     checkHeader(urls) {
       if (opts.headerGiven || opts.licenseProxy) return;

@@ -10,6 +10,8 @@ export interface TokenCacheOptions {
   minRemainingMs: number;
   /** Monotonic milliseconds; wall-clock jumps must not make a token look younger. */
   now: () => number;
+  /** Tokens kept at most (a playlist of many titles): the oldest goes first. Default 32. */
+  maxEntries?: number;
 }
 
 /**
@@ -35,8 +37,10 @@ export interface TokenCache {
   get(key: string, fetch: Fetch, signal?: AbortSignal): Promise<CachedToken>;
   /** Forgets `value` for `key` (a license server refused it); a newer token is kept. */
   invalidate(key: string, value: string): void;
-  /** Aborts every fetch under way; waiting callers reject with `reason`. Cached tokens stay. */
-  abortAll(reason: unknown): void;
+  /** Forgets every token and aborts every fetch under way; waiting callers reject with `reason`. */
+  clear(reason: unknown): void;
+  /** Tokens held. */
+  readonly size: number;
   destroy(): void;
 }
 
@@ -61,7 +65,11 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     const promise = fetch(controller.signal).then(
       (value) => {
         if (flights.get(key)?.controller === controller) {
+          // Newest last: the first key is the oldest token, dropped past maxEntries.
+          entries.delete(key);
           entries.set(key, { value, fetchedAt });
+          if (entries.size > (options.maxEntries ?? 32))
+            entries.delete(entries.keys().next().value!);
           flights.delete(key);
         }
         return value;
@@ -118,14 +126,17 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     invalidate(key, value) {
       if (entries.get(key)?.value === value) entries.delete(key);
     },
-    abortAll(reason) {
+    clear(reason) {
       const all = [...flights.values()];
       flights.clear();
+      entries.clear();
       for (const flight of all) flight.controller.abort(reason);
     },
+    get size() {
+      return entries.size;
+    },
     destroy() {
-      this.abortAll(new LicenseAuthError('ABORTED', 'The license auth handle was detached.'));
-      entries.clear();
+      this.clear(new LicenseAuthError('ABORTED', 'The license auth handle was detached.'));
     },
   };
 }

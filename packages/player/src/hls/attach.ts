@@ -141,7 +141,8 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     engine.destroy();
     if (config.licenseXhrSetup === licenseXhrSetup) Object.assign(config, previous);
   };
-  return { prefetch, load: engine.loads.name, detach, on: engine.emitter.on };
+  const { clearTokens } = engine;
+  return { prefetch, load: engine.loads.name, clearTokens, detach, on: engine.emitter.on };
 }
 
 /** What an app's `licenseXhrSetup` asked for: the URL it opened, its headers, cookies, body. */

@@ -154,9 +154,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         const startedAt = opts.now();
         emit('tokenRequested', base);
         try {
-          const value = await (renewal
-            ? fetchToken(cid, drmType, signal, renewalWindowMs, renewalWindowMs)
-            : fetchToken(cid, drmType, signal, windowMs));
+          const value = await fetchToken(
+            cid,
+            drmType,
+            signal,
+            renewal ? renewalWindowMs : windowMs,
+            renewal ? renewalWindowMs : 0,
+          );
           emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
           return value;
         } catch (error) {
@@ -195,8 +199,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   const open = (cid: string | undefined): LoadSession => {
     for (const old of sessions) {
       if (sessions.size < MAX_OPEN) break;
-      if (!players.has(old))
-        old.end('Too many preloads or downloads open: the oldest was dropped.');
+      if (!players.has(old)) old.end('Too many loads open.');
     }
     const session = openSession(cid);
     sessions.add(session);
@@ -230,10 +233,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     open,
     loads,
     clearTokens() {
-      cleared = new LicenseAuthError(
-        'ABORTED',
-        'clearTokens(): the tokens of the user were dropped.',
-      );
+      cleared = new LicenseAuthError('ABORTED', 'clearTokens()');
       cache.clear(cleared);
     },
     servers,

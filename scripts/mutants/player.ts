@@ -112,6 +112,14 @@ export const player: Catalogue = {
       tests: project,
     },
     {
+      id: 'failure-retries-unbounded',
+      file: 'packages/player/src/shaka/failure-callback.ts',
+      original: 'if (retried.size > MAX_REMEMBERED) retried.delete(retried.keys().next().value!);',
+      mutated: '',
+      why: "Shaka's failure callback remembers a bounded number of init data over a long session",
+      tests: project,
+    },
+    {
       id: 'token-cache-reuse-boundary',
       file: `${S}/token-cache.ts`,
       original: 'options.now() - entry.fetchedAt < reuseForMs',

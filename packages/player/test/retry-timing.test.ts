@@ -284,6 +284,18 @@ describe('a token-endpoint outage at the start of a load and at a key rotation',
     expect(site.tokenAt.length - 1).toBe(25);
   });
 
+  test('a renewal driver’s fresh token (getToken fresh, renewal): fetched past the cache, through a 1 s 502', async () => {
+    const site = outage(502);
+    await expect(site.send()).resolves.toEqual(LICENSE);
+    site.down(1000);
+    const fresh = watch(
+      site.engine.getToken('movie-1', 'Widevine', site.session.signal, true, true),
+    );
+    await vi.advanceTimersByTimeAsync(1750);
+    expect(site.tokenAt).toEqual([0, 0, 250, 750, 1750]);
+    expect(fresh.value).toEqual({ value: 'token-5', source: 'network' });
+  });
+
   test('403 at a renewal is the site’s answer: final at once, one attempt', async () => {
     const site = outage(403);
     await expect(site.send()).resolves.toEqual(LICENSE);

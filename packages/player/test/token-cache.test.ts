@@ -40,6 +40,29 @@ describe('token cache', () => {
     expect(await cache.get('k', async () => 't2')).toEqual({ value: 't2', source: 'network' });
   });
 
+  test('fresh: a fetch even while a reusable token is cached; the fresh token is cached after it', async () => {
+    const cache = make({ now: 0 });
+    await cache.get('k', async () => 't1');
+    expect(await cache.get('k', async () => 't2', undefined, true)).toEqual({
+      value: 't2',
+      source: 'network',
+    });
+    expect(await cache.get('k', async () => 't3')).toEqual({ value: 't2', source: 'cache' });
+  });
+
+  test('fresh joins a fetch already under way rather than starting a second', async () => {
+    const cache = make({ now: 0 });
+    const pending = deferred<string>();
+    let fetches = 0;
+    const fetch = () => (fetches++, pending.promise);
+    const first = cache.get('k', fetch);
+    const fresh = cache.get('k', fetch, undefined, true);
+    pending.resolve('t1');
+    expect((await fresh).source).toBe('shared');
+    expect((await first).value).toBe('t1');
+    expect(fetches).toBe(1);
+  });
+
   test('keys are independent', async () => {
     const cache = make({ now: 0 });
     await cache.get('a', async () => 'ta');

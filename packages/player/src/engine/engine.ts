@@ -52,12 +52,15 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   /**
    * A reusable token for the cid and drm_type, else one shared fetch (retried within
    * `retry.renewalWindowMs` for a `renewal`, else `retry.windowMs`); `signal` ends the wait.
+   * `fresh`: never the cached token (a renewal driver's fresh token per renewal); a fetch under
+   * way is shared, and the token it brings is cached for the requests after it.
    */
   getToken(
     cid: string,
     drmType: DrmType,
     signal?: AbortSignal,
     renewal?: boolean,
+    fresh?: boolean,
   ): Promise<CachedToken>;
   /** Opens a load session (a preload, a download); ended by its owner, or by `destroy()`. */
   open(cid: string | undefined): LoadSession;
@@ -146,7 +149,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   // The reason of the last clearTokens(): a fetch it aborted is no failure, and a wait it cut
   // short asks again, with the cookies of the user signed in now.
   let cleared: unknown;
-  const fetchShared = (cid: string, drmType: DrmType, waitSignal?: AbortSignal, renewal = false) =>
+  const fetchShared = (
+    cid: string,
+    drmType: DrmType,
+    waitSignal?: AbortSignal,
+    renewal = false,
+    fresh = false,
+  ) =>
     cache.get(
       keyOf(cid, drmType),
       async (signal) => {
@@ -176,19 +185,21 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         }
       },
       waitSignal,
+      fresh,
     );
   const getToken = async (
     cid: string,
     drmType: DrmType,
     waitSignal?: AbortSignal,
     renewal?: boolean,
+    fresh?: boolean,
   ): Promise<CachedToken> => {
     const before = cleared;
     try {
-      return await fetchShared(cid, drmType, waitSignal, renewal);
+      return await fetchShared(cid, drmType, waitSignal, renewal, fresh);
     } catch (error) {
       if (before === cleared || waitSignal?.aborted) throw error;
-      return getToken(cid, drmType, waitSignal, renewal);
+      return getToken(cid, drmType, waitSignal, renewal, fresh);
     }
   };
 

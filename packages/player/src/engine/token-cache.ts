@@ -32,9 +32,10 @@ export interface TokenCache {
   /**
    * A reusable token for `key`, else the result of one shared fetch. With `signal`, this caller's
    * wait ends when it aborts, and the fetch itself once no caller waits for it any more (its late
-   * token is dropped); without one, the caller waits for the fetch to settle.
+   * token is dropped); without one, the caller waits for the fetch to settle. `fresh`: never the
+   * cached token (a fetch under way is shared).
    */
-  get(key: string, fetch: Fetch, signal?: AbortSignal): Promise<CachedToken>;
+  get(key: string, fetch: Fetch, signal?: AbortSignal, fresh?: boolean): Promise<CachedToken>;
   /** Forgets `value` for `key` (a license server refused it); a newer token is kept. */
   invalidate(key: string, value: string): void;
   /** Forgets every token and aborts every fetch under way; waiting callers reject with `reason`. */
@@ -113,10 +114,10 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
   };
 
   return {
-    async get(key, fetch, signal) {
+    async get(key, fetch, signal, fresh) {
       if (signal?.aborted) throw signal.reason;
       const entry = entries.get(key);
-      if (entry && options.now() - entry.fetchedAt < reuseForMs) {
+      if (entry && !fresh && options.now() - entry.fetchedAt < reuseForMs) {
         return { value: entry.value, source: 'cache' };
       }
       const running = flights.get(key);

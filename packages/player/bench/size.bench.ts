@@ -24,7 +24,7 @@ export const BUDGET = { engine: 5 * 1024, adapter: 1.5 * 1024 } as const;
 
 /**
  * What the tests hold the sizes to. The engine misses its budget (README.md says what its bytes
- * buy): the largest engine an app bundled when the measure was made (8297 bytes, the hls.js app,
+ * buy): the largest engine an app bundled when the measure was made (8304 bytes, the hls.js app,
  * with the session per load, the renewal's token window, clearTokens() and the bounds of a long
  * session) plus a margin. The adapters keep the issue's budget, but for Shaka's,
  * which routes a preload's and a Storage download's requests to their own loads (waiting, while the

@@ -127,6 +127,21 @@ describe.skipIf(skip)('token flow in a real browser', () => {
     );
   });
 
+  test('the token endpoint answers 503 for its first second (a restart): the player asks on, and it plays decrypted', async () => {
+    const mark = since(session);
+    await session.start(
+      flowSetup(session.stack, { id: 'outage', tokenPath: '/token-after-outage?n=outage' }),
+    );
+    const { status } = await expectDecryptedPlayback(session, 'outage');
+    // Attempts at 0, 0.25, 0.75 and 1.75 s: the first three meet the outage (503), the last a token.
+    const attempts = mark
+      .log()
+      .filter((l) => l.path === '/token-after-outage' && l.event.type === 'decision');
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    expect(status.licenses).toHaveLength(1);
+    expect(mark.flow()).toContainEqual(expect.objectContaining({ type: 'license-issued' }));
+  });
+
   test('the first token is refused with 7011: one fresh token, one re-sent request, and it plays decrypted', async () => {
     const mark = since(session);
     await session.start(

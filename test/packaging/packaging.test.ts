@@ -12,6 +12,11 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BROWSER_COMPILER_OPTIONS,
+  PAGE_DECLARATIONS,
+  readmePrograms,
+} from '../../packages/player/test/readme-code.ts';
 import { vectors } from '../support/vectors.ts';
 
 // What a user installs is what `pnpm pack` makes: prepack builds dist, publishConfig points exports
@@ -69,8 +74,10 @@ beforeAll(async () => {
     join(project, 'package.json'),
     JSON.stringify({ name: 'a-site', private: true, type: 'module' }),
   );
-  // What the site adds itself: the player's peer and Node's types, at the versions used here.
-  const shaka = manifest(join(root, 'packages/player')).devDependencies?.['shaka-player'];
+  // What the site adds itself: the players (the README's examples use each) and Node's types, at
+  // the versions used here.
+  const playerDev = manifest(join(root, 'packages/player')).devDependencies ?? {};
+  const players = ['shaka-player', 'hls.js', 'dashjs', 'video.js', 'videojs-contrib-eme'];
   const nodeTypes = manifest(root).devDependencies?.['@types/node'];
   await run(
     'npm',
@@ -80,7 +87,7 @@ beforeAll(async () => {
       '--no-fund',
       '--loglevel=error',
       ...tarballs,
-      `shaka-player@${shaka}`,
+      ...players.map((name) => `${name}@${playerDev[name]}`),
       `@types/node@${nodeTypes}`,
     ],
     { cwd: project, env },
@@ -213,6 +220,25 @@ describe('the packed packages, installed with npm into a project outside the wor
       cwd: project,
       env,
     }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    expect(result.stdout).toBe('');
+    expect(result).not.toHaveProperty('failed');
+  }, 120_000);
+
+  it("type-checks every TypeScript block of the player's README against the packed types, as a Vite app resolves them", async () => {
+    const readme = readFileSync(join(installed('player'), 'README.md'), 'utf8');
+    const dir = join(project, 'player-readme');
+    mkdirSync(dir);
+    const programs = readmePrograms(readme);
+    expect(programs.length).toBeGreaterThan(10);
+    for (const { file, code } of programs) writeFileSync(join(dir, file), code);
+    writeFileSync(join(dir, 'page.d.ts'), PAGE_DECLARATIONS);
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: BROWSER_COMPILER_OPTIONS, include: ['*.ts'] }),
+    );
+    const result = await run(process.execPath, [tsc, '-p', dir], { cwd: dir, env }).catch(
+      (error: { stdout: string }) => ({ stdout: error.stdout, failed: true }),
+    );
     expect(result.stdout).toBe('');
     expect(result).not.toHaveProperty('failed');
   }, 120_000);

@@ -24,14 +24,15 @@ export const BUDGET = { engine: 5 * 1024, adapter: 1.5 * 1024 } as const;
 
 /**
  * What the tests hold the sizes to. The engine misses its budget (README.md says what its bytes
- * buy): the largest engine an app bundled when the measure was made (8023 bytes, the video.js app,
- * with the certificate fetch dash.js now shares) plus a margin. The adapters keep the issue's budget, but for Shaka's,
+ * buy): the largest engine an app bundled when the measure was made (8304 bytes, the hls.js app,
+ * with the session per load, the renewal's token window, clearTokens() and the bounds of a long
+ * session) plus a margin. The adapters keep the issue's budget, but for Shaka's,
  * which routes a preload's and a Storage download's requests to their own loads (waiting, while the
  * player loads, for it to report its DRM engine) and re-sends a refused request from the challenge
  * as the CDM made it (2383 bytes measured).
  */
 export const CEILING = {
-  engine: 7.875 * 1024,
+  engine: 8.25 * 1024,
   adapter: {
     shaka: 2.375 * 1024,
     hls: BUDGET.adapter,

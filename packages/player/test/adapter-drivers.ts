@@ -9,6 +9,7 @@ import videojsModule from 'video.js';
 import 'videojs-contrib-eme';
 import { emeErrorHandler, getOptions, handleEncryptedEvent } from 'videojs-contrib-eme';
 import { attachLicenseAuth as attachDash } from '../src/dash/index.ts';
+import type { LicenseAuthHandle } from '../src/engine/handle.ts';
 import type { EngineOptions } from '../src/engine/options.ts';
 import { findLicenseAuthError, LicenseAuthError } from '../src/engine/public.ts';
 import { attachLicenseAuth as attachHls } from '../src/hls/index.ts';
@@ -40,6 +41,7 @@ export interface Answers {
 
 export interface Driven {
   seen: Seen;
+  handle: LicenseAuthHandle;
   /** One license request as the player makes it: the license's text, or this package's error. */
   request(): Promise<string | LicenseAuthError>;
   cleanup(): void;
@@ -72,11 +74,12 @@ export function drive(
   const text = (bytes: ArrayBuffer | Uint8Array) => new TextDecoder().decode(bytes);
   if (name === 'hls') {
     const hls = new Hls();
-    attachHls(hls, common);
+    const handle = attachHls(hls, common);
     const eme = (hls as unknown as { emeController: HlsEme }).emeController;
     const uri = 'data:text/plain;base64,PNj2IU1/lnfwsHbKGN8lAg==';
     return {
       seen,
+      handle,
       request: () =>
         eme
           .requestLicense(
@@ -103,6 +106,7 @@ export function drive(
     const handle = attachDash(player, common);
     return {
       seen,
+      handle,
       // The filter sends the request; a failure is dash.js's error event (the filter then stalls).
       request: () =>
         new Promise((resolve) => {
@@ -130,16 +134,22 @@ export function drive(
   document.body.append(video);
   Object.assign(video, { setMediaKeys: async () => undefined });
   const player = videojs(video);
-  attachVideojs(player as unknown as VideoJsPlayer, common);
+  const handle = attachVideojs(player as unknown as VideoJsPlayer, common);
+  // The plugin opens one session per init data: each request (a key rotation) brings its own, and
+  // keeps the MediaKeys of the first: the license of any request goes to the one under way.
+  let requests = 0;
+  let licensed = (_: Uint8Array) => undefined as void;
   return {
     seen,
+    handle,
     request: () =>
       new Promise((resolve) => {
-        const cdm = standInCdm((bytes) => resolve(text(bytes)));
+        licensed = (bytes) => resolve(text(bytes));
+        const cdm = standInCdm((bytes) => licensed(bytes));
         player.on('error', () => resolve(outcome(player.error())));
         void handleEncryptedEvent(
           player,
-          { initDataType: 'cenc', initData: new Uint8Array([7, 7, 7]), target: video },
+          { initDataType: 'cenc', initData: new Uint8Array([7, 7, 7 + requests++]), target: video },
           getOptions(player),
           [],
           player.tech(true),

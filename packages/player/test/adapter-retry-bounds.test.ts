@@ -105,3 +105,50 @@ describe.each(ADAPTERS)('the %s adapter', (adapter) => {
     expect(d.seen.token).toHaveLength(1);
   });
 });
+
+describe.each(ADAPTERS)('the %s adapter, a token-endpoint outage at a key rotation', (adapter) => {
+  // Every license request fetches its token (reused for 1 ms); the load's first token gets no
+  // window and two attempts, so only the rotation's window can carry playback through the outage.
+  const options = {
+    tokenLifetimeMs: 2,
+    tokenMinRemainingMs: 1,
+    retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 4, windowMs: 0, renewalWindowMs: 1000 },
+  };
+  /** The site answers the first token, then `status` `failures` times, then tokens again. */
+  function outage(status: number, failures: number) {
+    const d: Driven = drive(adapter, options, {
+      token: () =>
+        d.seen.token.length > 1 && d.seen.token.length <= 1 + failures
+          ? HttpResponse.text('bad gateway', { status })
+          : HttpResponse.text(`token-${d.seen.token.length}`),
+    });
+    driven.push(d);
+    return d;
+  }
+
+  test('502 five times at the second license request of the load: retried, both get the license', async () => {
+    const d = outage(502, 5);
+    expect(await d.request()).toBe(CLEARKEY_LICENSE);
+    expect(await d.request()).toBe(CLEARKEY_LICENSE);
+    expect(d.seen.token).toHaveLength(7);
+    expect(d.seen.license.map((l) => l.header)).toEqual(['token-1', 'token-7']);
+  });
+
+  test('403 at the second license request: the site’s refusal is final at once', async () => {
+    const d = outage(403, 5);
+    expect(await d.request()).toBe(CLEARKEY_LICENSE);
+    const error = (await failure(d)) as TokenFetchError;
+    expect([error.code, error.status]).toEqual(['TOKEN_FETCH_FAILED', 403]);
+    expect(d.seen.token).toHaveLength(2);
+  });
+
+  test('the same outage at the load’s first license request, with no window for it: the error', async () => {
+    const d: Driven = drive(adapter, options, {
+      token: () => HttpResponse.text('bad gateway', { status: 502 }),
+    });
+    driven.push(d);
+    const error = (await failure(d)) as TokenFetchError;
+    expect([error.code, error.status]).toEqual(['TOKEN_FETCH_FAILED', 502]);
+    expect(d.seen.token).toHaveLength(2);
+  });
+});

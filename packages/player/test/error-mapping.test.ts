@@ -61,9 +61,9 @@ describe('token fetch failures become TokenFetchError', () => {
     expect(h.seen.license[0]?.header).toBe('good-token');
   });
 
-  test('retries stop at retry.maxAttempts', async () => {
+  test('retries stop at retry.maxAttempts without a window (windowMs 0)', async () => {
     const { player } = setup(
-      { retry: { baseDelayMs: 1, maxAttempts: 3 } },
+      { retry: { baseDelayMs: 1, maxAttempts: 3, windowMs: 0 } },
       { token: () => HttpResponse.text('down', { status: 500 }) },
     );
     const cause = filterError(await rejection(requestLicense(player))) as TokenFetchError;

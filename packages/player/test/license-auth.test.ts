@@ -296,13 +296,13 @@ describe('prefetch', () => {
   });
 
   test('a prefetch the site refused is not replayed: the license request asks the site again', async () => {
-    // Two 503s at start-up: the prefetch's two attempts fail, the license request's succeeds.
+    // Two 503s at start-up: the prefetch's two attempts fail (no window), the license request's succeeds.
     let calls = 0;
     const flaky = () =>
       ++calls <= 2
         ? HttpResponse.text('busy', cors({ status: 503 }))
         : HttpResponse.text('token-after-503', cors());
-    const { player, handle } = setup({ retry: { baseDelayMs: 1 } }, { token: flaky });
+    const { player, handle } = setup({ retry: { baseDelayMs: 1, windowMs: 0 } }, { token: flaky });
     const failed = record(handle, 'tokenFailed');
     await expect(handle.prefetch({ keySystem: 'com.widevine.alpha' })).rejects.toMatchObject({
       code: 'TOKEN_FETCH_FAILED',

@@ -130,17 +130,12 @@ describe('a license request the adapter sends itself', () => {
     expect(answered[1]).not.toHaveProperty('error');
   });
 
-  test('a 6001 refusal (number errorCode) is fixed the same way', async () => {
-    let n = 0;
-    const h = setup(
-      {},
-      {
-        license: () => (++n === 1 ? refusal(6001) : new HttpResponse(CLEARKEY_LICENSE, cors())),
-      },
-    );
-    await h.send();
-    expect(h.seen.license).toHaveLength(2);
-    expect(h.seen.token).toHaveLength(2);
+  test('6001 is no code of the service: a refusal with it is final, sent once, one token', async () => {
+    const h = setup({}, { license: () => refusal(6001) });
+    const error = await failure(h.send());
+    expect((error as LicenseServiceError).errorCode).toBe('6001');
+    expect(h.seen.license).toHaveLength(1);
+    expect(h.seen.token).toHaveLength(1);
   });
 
   test('refused 7011 again after the fresh token, rejects with the second refusal and sends nothing more', async () => {

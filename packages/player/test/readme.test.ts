@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from 'vitest';
+import { BROWSER_COMPILER_OPTIONS, PAGE_DECLARATIONS, readmePrograms } from './readme-code.ts';
 
 const pkg = join(import.meta.dirname, '..');
 const readme = readFileSync(join(pkg, 'README.md'), 'utf8');
@@ -28,41 +29,20 @@ test.each([...PLAYERS, ...PLAYERS.map((name) => `${name}-playlist`), 'proxy'])(
 );
 
 test(
-  'each player’s README example type-checks against this package and that player’s own types',
+  'every TypeScript block of the README type-checks against this package and the players’ own types',
   { timeout: 90_000 },
   async () => {
+    const programs = readmePrograms(readme);
+    // Every block, none left out (an indented fence would be).
+    expect(programs).toHaveLength(readme.split('```ts\n').length - 1);
     // Inside the package, so that '@multidrm/player/...' (self-reference) and the players resolve.
     const dir = mkdtempSync(join(pkg, '.readme-example-'));
     try {
-      for (const name of PLAYERS) {
-        writeFileSync(join(dir, `${name}.ts`), example(name));
-        // The next asset, on the player of the example before it.
-        writeFileSync(
-          join(dir, `${name}-playlist.ts`),
-          `${example(name)}\n${example(`${name}-playlist`)}`,
-        );
-      }
-      writeFileSync(join(dir, 'proxy.ts'), example('proxy'));
-      // What the examples take from the page around them.
-      writeFileSync(
-        join(dir, 'page.d.ts'),
-        'declare const video: HTMLVideoElement;\ndeclare const manifestUrl: string;\n' +
-          'declare const nextManifestUrl: string;\n' +
-          'declare function showMessage(message: string | undefined): void;\n',
-      );
-      // A browser app's settings, as a Vite app has them (the repo's own are Node's).
-      const compilerOptions = {
-        target: 'ES2022',
-        module: 'ESNext',
-        moduleResolution: 'Bundler',
-        lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-        types: [],
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-        // The package's entries are its .ts sources inside the workspace.
-        allowImportingTsExtensions: true,
-      };
+      for (const { file, code } of programs) writeFileSync(join(dir, file), code);
+      writeFileSync(join(dir, 'page.d.ts'), PAGE_DECLARATIONS);
+      // The package's entries are its .ts sources inside the workspace (test/packaging checks the
+      // same programs against the packed types).
+      const compilerOptions = { ...BROWSER_COMPILER_OPTIONS, allowImportingTsExtensions: true };
       writeFileSync(
         join(dir, 'tsconfig.json'),
         JSON.stringify({ compilerOptions, include: ['*.ts', '../test/types'] }),

@@ -11,9 +11,9 @@ const { setup, record, filterError } = h;
 const { Code } = shaka.util.Error;
 
 describe('the token endpoint fails', () => {
-  test('down (the connection fails): TOKEN_FETCH_FAILED after retry.maxAttempts tries, no license request', async () => {
+  test('down (the connection fails), no retry window: TOKEN_FETCH_FAILED after retry.maxAttempts tries, no license request', async () => {
     const { player } = setup(
-      { retry: { baseDelayMs: 1, maxAttempts: 3 } },
+      { retry: { baseDelayMs: 1, maxAttempts: 3, windowMs: 0 } },
       { token: () => HttpResponse.error() },
     );
     const cause = filterError(await rejection(requestLicense(player))) as TokenFetchError;
@@ -49,6 +49,40 @@ describe('the token endpoint fails', () => {
     expect(cause.code).toBe('TOKEN_TIMEOUT');
     expect(h.seen.license).toEqual([]);
   }, 5_000);
+});
+
+describe('the token endpoint fails at a key rotation or a renewal (Shaka)', () => {
+  // Every license request fetches its token (reused for 1 ms); the load's first token gets no
+  // window and two attempts, so only the window of the later requests carries playback through.
+  const options = {
+    tokenLifetimeMs: 2,
+    tokenMinRemainingMs: 1,
+    retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 4, windowMs: 0, renewalWindowMs: 1000 },
+  };
+  const outage = (status: number) => () =>
+    h.seen.token.length > 1 && h.seen.token.length <= 6
+      ? HttpResponse.text('bad gateway', { status })
+      : HttpResponse.text(`token-${h.seen.token.length}`);
+
+  test.each([
+    ['a key rotation (a second license request of the load)', 'license-request'],
+    ['a renewal', 'license-renewal'],
+  ])('502 five times at %s: retried, the license arrives', async (_, licenseRequestType) => {
+    const { player } = setup(options, { token: outage(502) });
+    await requestLicense(player);
+    await requestLicense(player, { licenseRequestType, sessionId: 'session-2' });
+    expect(h.seen.token).toHaveLength(7);
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-1', 'token-7']);
+  });
+
+  test('401 at a renewal: the site’s answer is final at once', async () => {
+    const { player } = setup(options, { token: outage(401) });
+    await requestLicense(player);
+    const second = requestLicense(player, { licenseRequestType: 'license-renewal' });
+    const cause = filterError(await rejection(second)) as TokenFetchError;
+    expect([cause.code, cause.status]).toEqual(['TOKEN_FETCH_FAILED', 401]);
+    expect(h.seen.token).toHaveLength(2);
+  });
 });
 
 describe('the license service fails', () => {

@@ -33,9 +33,34 @@ function watch<T>(promise: Promise<T>) {
 }
 
 describe('retryWait: the backoff of the defaults and of a given policy', () => {
-  test('the defaults wait 250 ms after the first failure and allow no third attempt', () => {
+  test('the defaults wait 250 ms after the first failure and, without a window, allow no third attempt', () => {
     expect(retryWait(DEFAULT_RETRY, 1)).toBe(250);
     expect(retryWait(DEFAULT_RETRY, 2)).toBeUndefined();
+  });
+
+  test('the default windows: a load’s first token within 3 s of waits, a renewal’s within 45 s', () => {
+    expect([DEFAULT_RETRY.windowMs, DEFAULT_RETRY.renewalWindowMs]).toEqual([3000, 45_000]);
+    const waits = (windowMs: number) => {
+      const out: number[] = [];
+      for (let failures = 1, waited = 0; ; failures++) {
+        const wait = retryWait(DEFAULT_RETRY, failures, 503, waited, windowMs);
+        if (wait === undefined) return out;
+        out.push(wait);
+        waited += wait;
+      }
+    };
+    // Attempts at 0, 0.25, 0.75 and 1.75 s: a 1-second blip at start is over by the last.
+    expect(waits(DEFAULT_RETRY.windowMs)).toEqual([250, 500, 1000]);
+    // Then every 2 s (the cap) until 45 s of waits: 25 attempts over 43.75 s.
+    const renewal = waits(DEFAULT_RETRY.renewalWindowMs);
+    expect(renewal.slice(0, 5)).toEqual([250, 500, 1000, 2000, 2000]);
+    expect([renewal.length, renewal.reduce((a, b) => a + b)]).toEqual([24, 43_750]);
+  });
+
+  test('a window never retries what the policy does not: a 401, a 403, a 404 are final', () => {
+    for (const status of [401, 403, 404]) {
+      expect(retryWait(DEFAULT_RETRY, 1, status, 0, 45_000)).toBeUndefined();
+    }
   });
 
   test('each wait is the previous one times the factor, up to maxDelayMs', () => {
@@ -160,6 +185,142 @@ describe("the site's token endpoint: attempts and the token deadline", () => {
     expect((run.error as Error).message).toContain('within 1500 ms');
     await vi.advanceTimersByTimeAsync(10_000);
     expect(site.at).toEqual([0, 250, 750]);
+  });
+});
+
+describe('a token-endpoint outage at the start of a load and at a key rotation', () => {
+  const LICENSE = new Uint8Array([9, 9]);
+  /** A site whose token endpoint answers `status` while `down()`; the license server always answers. */
+  function outage(status: number) {
+    const since = clock();
+    const tokenAt: number[] = [];
+    let downFrom = 0;
+    let downUntil = 0;
+    const engine = createEngine(
+      resolveOptions({
+        contentId: 'movie-1',
+        tokenUrl: 'http://localhost:3000/token',
+        now: () => Date.now(),
+        fetch: async (url: string) => {
+          if (!url.endsWith('/token')) return new Response(LICENSE);
+          const t = since();
+          tokenAt.push(t);
+          return t >= downFrom && t < downUntil
+            ? new Response('bad gateway', { status })
+            : new Response(`token-${tokenAt.length}`);
+        },
+      }),
+    );
+    const session = engine.loads.current();
+    const send = (licenseRequestType = 'license-request') =>
+      createLicenseSender(engine).send({
+        keySystem: 'org.w3.clearkey',
+        drmType: 'Widevine',
+        cid: 'movie-1',
+        url: 'http://localhost:3000/license',
+        body: new Uint8Array([1]),
+        licenseRequestType,
+        session,
+      });
+    const down = (ms: number) => {
+      downFrom = since();
+      downUntil = downFrom + ms;
+    };
+    return { engine, session, send, down, since, tokenAt };
+  }
+
+  test('503 for 1 s as the load starts: token attempts at 0, 250, 750, 1750 ms; the load gets its license', async () => {
+    const site = outage(503);
+    site.down(1000);
+    const run = watch(site.send());
+    await vi.advanceTimersByTimeAsync(1749);
+    expect(run.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(site.tokenAt).toEqual([0, 250, 750, 1750]);
+    expect(run.value).toEqual(LICENSE);
+  });
+
+  test('503 for 4 s as the load starts: the load’s window (3 s of waits) runs out at 1750 ms', async () => {
+    const site = outage(503);
+    site.down(4000);
+    const run = watch(site.send());
+    await vi.advanceTimersByTimeAsync(1750);
+    expect(site.tokenAt).toEqual([0, 250, 750, 1750]);
+    expect((run.error as TokenFetchError).status).toBe(503);
+  });
+
+  test('502 for 1 s at a key rotation 41 s in (the token too old to reuse): retried, playback keeps its license', async () => {
+    const site = outage(502);
+    await expect(site.send()).resolves.toEqual(LICENSE);
+    await vi.advanceTimersByTimeAsync(41_000);
+    site.down(1000);
+    const rotation = watch(site.send());
+    await vi.advanceTimersByTimeAsync(1750);
+    expect(site.tokenAt).toEqual([0, 41_000, 41_250, 41_750, 42_750]);
+    expect(rotation.value).toEqual(LICENSE);
+  });
+
+  test('502 for 30 s at a renewal: attempts go on every 2 s and the renewal gets its license', async () => {
+    const site = outage(502);
+    await expect(site.send()).resolves.toEqual(LICENSE);
+    await vi.advanceTimersByTimeAsync(41_000);
+    site.down(30_000);
+    const renewal = watch(site.send('license-renewal'));
+    await vi.advanceTimersByTimeAsync(31_750);
+    expect(site.tokenAt.slice(-3)).toEqual([68_750, 70_750, 72_750]);
+    expect(renewal.value).toEqual(LICENSE);
+  });
+
+  test('502 through the whole renewal window: the error after 25 attempts and 43.75 s', async () => {
+    const site = outage(502);
+    await expect(site.send()).resolves.toEqual(LICENSE);
+    await vi.advanceTimersByTimeAsync(41_000);
+    site.down(3_600_000);
+    const renewal = watch(site.send('license-renewal'));
+    await vi.advanceTimersByTimeAsync(43_749);
+    expect(renewal.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((renewal.error as TokenFetchError).status).toBe(502);
+    expect(site.tokenAt.length - 1).toBe(25);
+  });
+
+  test('a renewal driver’s fresh token (getToken fresh, renewal): fetched past the cache, through a 1 s 502', async () => {
+    const site = outage(502);
+    await expect(site.send()).resolves.toEqual(LICENSE);
+    site.down(1000);
+    const fresh = watch(
+      site.engine.getToken('movie-1', 'Widevine', site.session.signal, true, true),
+    );
+    await vi.advanceTimersByTimeAsync(1750);
+    expect(site.tokenAt).toEqual([0, 0, 250, 750, 1750]);
+    expect(fresh.value).toEqual({ value: 'token-5', source: 'network' });
+  });
+
+  test('403 at a renewal is the site’s answer: final at once, one attempt', async () => {
+    const site = outage(403);
+    await expect(site.send()).resolves.toEqual(LICENSE);
+    await vi.advanceTimersByTimeAsync(41_000);
+    site.down(1000);
+    const renewal = watch(site.send('license-renewal'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect((renewal.error as TokenFetchError).status).toBe(403);
+    expect(site.tokenAt).toEqual([0, 41_000]);
+  });
+
+  test('the load ends during the renewal’s retries: they stop at once, no attempt after', async () => {
+    const site = outage(502);
+    await expect(site.send()).resolves.toEqual(LICENSE);
+    await vi.advanceTimersByTimeAsync(41_000);
+    site.down(3_600_000);
+    const renewal = watch(site.send('license-renewal'));
+    await vi.advanceTimersByTimeAsync(5000);
+    const attempts = site.tokenAt.length;
+    site.session.end('The player moved on to another asset.');
+    await vi.advanceTimersByTimeAsync(0);
+    expect((renewal.error as LicenseAuthError).code).toBe('ABORTED');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(site.tokenAt).toHaveLength(attempts);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
 

@@ -22,7 +22,7 @@ describe('a refusal a fresh token can fix', () => {
   test.each([
     ['7011 (token expired) as a string', '7011'],
     ['7011 as a number, as one SDK sends it', 7011],
-    ['6001 (the project’s "timestamp in the future")', '6001'],
+    ['7011 for a token from the future (the service has no code of its own for it)', '7011'],
   ])(
     '%s: one fresh token, the same request re-sent once, the CDM gets the license',
     async (_, code) => {

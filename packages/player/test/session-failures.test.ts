@@ -93,7 +93,7 @@ describe('drm.failureCallback', () => {
 
   test('several sessions, the site down: the session is started again once with retryLicensing()', async () => {
     const { player, handle } = h.setup(
-      { retry: { maxAttempts: 1 } },
+      { retry: { maxAttempts: 1, windowMs: 0, renewalWindowMs: 0 } },
       { token: () => HttpResponse.text('down', { status: 503 }) },
     );
     const failed = h.record(handle, 'licenseFailed');

@@ -40,6 +40,29 @@ describe('token cache', () => {
     expect(await cache.get('k', async () => 't2')).toEqual({ value: 't2', source: 'network' });
   });
 
+  test('fresh: a fetch even while a reusable token is cached; the fresh token is cached after it', async () => {
+    const cache = make({ now: 0 });
+    await cache.get('k', async () => 't1');
+    expect(await cache.get('k', async () => 't2', undefined, true)).toEqual({
+      value: 't2',
+      source: 'network',
+    });
+    expect(await cache.get('k', async () => 't3')).toEqual({ value: 't2', source: 'cache' });
+  });
+
+  test('fresh joins a fetch already under way rather than starting a second', async () => {
+    const cache = make({ now: 0 });
+    const pending = deferred<string>();
+    let fetches = 0;
+    const fetch = () => (fetches++, pending.promise);
+    const first = cache.get('k', fetch);
+    const fresh = cache.get('k', fetch, undefined, true);
+    pending.resolve('t1');
+    expect((await fresh).source).toBe('shared');
+    expect((await first).value).toBe('t1');
+    expect(fetches).toBe(1);
+  });
+
   test('keys are independent', async () => {
     const cache = make({ now: 0 });
     await cache.get('a', async () => 'ta');
@@ -62,7 +85,7 @@ describe('token cache', () => {
     expect((await cache.get('k', async () => 't2')).value).toBe('t2');
   });
 
-  test('abortAll aborts the fetch signal and rejects every waiter at once', async () => {
+  test('clear aborts the fetch signal, rejects every waiter at once and forgets every token', async () => {
     const cache = make({ now: 0 });
     let signal: AbortSignal | undefined;
     const never = (s: AbortSignal) => {
@@ -71,13 +94,41 @@ describe('token cache', () => {
         s.addEventListener('abort', () => reject(s.reason)),
       );
     };
+    await cache.get('kept', async () => 'old-user');
     const waiting = Promise.allSettled([cache.get('k', never), cache.get('k', never)]);
-    cache.abortAll(new Error('unloaded'));
+    cache.clear(new Error('signed out'));
     const results = await waiting;
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(signal?.aborted).toBe(true);
+    expect((await cache.get('kept', async () => 'new-user')).value).toBe('new-user');
     // A late answer of the aborted fetch does not land in the cache.
     expect((await cache.get('k', async () => 'fresh')).source).toBe('network');
+  });
+
+  test('1,000 titles in a row: the cache keeps the newest 32 tokens, the oldest go first', async () => {
+    const cache = make({ now: 0 });
+    for (let i = 0; i < 1000; i++) await cache.get(`cid-${i}`, async () => `t${i}`);
+    expect(cache.size).toBe(32);
+    expect((await cache.get('cid-999', async () => 'new')).source).toBe('cache');
+    expect((await cache.get('cid-968', async () => 'new')).source).toBe('cache');
+    expect((await cache.get('cid-967', async () => 'new')).source).toBe('network');
+  });
+
+  test('maxEntries sets the bound; a token fetched again counts as the newest', async () => {
+    const cache = createTokenCache({
+      lifetimeMs: 60,
+      minRemainingMs: 20,
+      now: () => 0,
+      maxEntries: 2,
+    });
+    await cache.get('a', async () => 'ta');
+    await cache.get('b', async () => 'tb');
+    cache.invalidate('a', 'ta');
+    await cache.get('a', async () => 'ta2');
+    await cache.get('c', async () => 'tc');
+    expect(cache.size).toBe(2);
+    expect((await cache.get('a', async () => 'x')).value).toBe('ta2');
+    expect((await cache.get('b', async () => 'tb2')).source).toBe('network');
   });
 
   test('destroy aborts with ABORTED and empties the cache', async () => {

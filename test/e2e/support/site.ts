@@ -116,6 +116,8 @@ const externalKey = {
 const externalKeyV1 = {
   mpeg_cenc: { key_id: SAMPLE.kid.toUpperCase(), key: SAMPLE.key.toUpperCase() },
 };
+/** How long `/token-after-outage` answers 503. */
+export const OUTAGE_MS = 1000;
 /** A stale token: older than the emulator's 600 s window, as a site that caches tokens sends. */
 const STALE_MS = 11 * 60_000;
 
@@ -183,7 +185,27 @@ export async function startSite(options: SiteOptions): Promise<RunningSite> {
       });
       return new Response(stale, { status: 200, headers: fresh.headers });
     };
+  // A token endpoint that restarts: the first request of each `?n=` (a test's own counter) begins
+  // one second of 503 answers (with the site's CORS headers), then tokens as `/token` gives them.
+  const outageSince = new Map<string, number>();
+  const tokenAfterOutage: WebHandler = async (request) => {
+    const real = tokenHandlers['/token-after-outage']!;
+    // The CORS preflight is answered: the token requests meet the outage, with its status.
+    if (request.method !== 'POST') return real(request);
+    const n = new URL(request.url).searchParams.get('n') ?? '';
+    if (!outageSince.has(n)) outageSince.set(n, Date.now());
+    // Decided as the request arrives: the answer may take its time on a busy machine.
+    const down = Date.now() - outageSince.get(n)! < OUTAGE_MS;
+    const answer = await real(request);
+    if (!down) return answer;
+    return new Response('The site is restarting.', { status: 503, headers: answer.headers });
+  };
   const tokenHandlers: Record<string, WebHandler> = {
+    '/token-after-outage': token('/token-after-outage', (userId) => ({
+      allow: true,
+      userId,
+      policy,
+    })),
     '/token-expired': token('/token-expired', (userId) => ({ allow: true, userId, policy })),
     '/token-expired-once': token('/token-expired-once', (userId) => ({
       allow: true,
@@ -207,6 +229,7 @@ export async function startSite(options: SiteOptions): Promise<RunningSite> {
     })),
     '/token-expired': staleToken('/token-expired', true),
     '/token-expired-once': staleToken('/token-expired-once', false),
+    '/token-after-outage': tokenAfterOutage,
     '/token-wrong-access-key': token(
       '/token-wrong-access-key',
       (userId) => ({ allow: true, userId, policy }),

@@ -185,6 +185,7 @@ export function attachLicenseAuth(
   return {
     prefetch,
     load: engine.loads.name,
+    clearTokens: engine.clearTokens,
     on: engine.emitter.on,
     detach() {
       if (!attached) return;

@@ -39,17 +39,35 @@ export interface LicenseExchange {
   refused?: LicenseAuthError;
   /** A request went out and its answer has not been reported yet. */
   awaiting: boolean;
+  /**
+   * Not the load's first license request, or a `license-renewal`: a key rotation or a renewal,
+   * whose token is retried within `retry.renewalWindowMs` (playback is running).
+   */
+  renewal: boolean;
 }
 
 export interface Engine<E extends EngineEvents = EngineEvents> {
   readonly options: ResolvedOptions;
   readonly emitter: Emitter<E>;
-  /** A reusable token for the cid and drm_type, else one shared fetch; `signal` ends the wait. */
-  getToken(cid: string, drmType: DrmType, signal?: AbortSignal): Promise<CachedToken>;
+  /**
+   * A reusable token for the cid and drm_type, else one shared fetch (retried within
+   * `retry.renewalWindowMs` for a `renewal`, else `retry.windowMs`); `signal` ends the wait.
+   * `fresh`: never the cached token (a renewal driver's fresh token per renewal); a fetch under
+   * way is shared, and the token it brings is cached for the requests after it.
+   */
+  getToken(
+    cid: string,
+    drmType: DrmType,
+    signal?: AbortSignal,
+    renewal?: boolean,
+    fresh?: boolean,
+  ): Promise<CachedToken>;
   /** Opens a load session (a preload, a download); ended by its owner, or by `destroy()`. */
   open(cid: string | undefined): LoadSession;
   /** The player's own loads, one after the other. */
   loads: PlayerLoads;
+  /** Forgets every token; a wait for a fetch under way (aborted) asks the site again. */
+  clearTokens(): void;
   /** License server URL per key system, from `licenseServer` (one URL: every built-in key system). */
   servers: Readonly<Record<string, string>>;
   /** Throws `INVALID_OPTIONS` for the first URL that is not local while no `header` was given. */
@@ -66,6 +84,8 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     session: LoadSession,
   ): Promise<boolean>;
   begin(keySystem: string, drmType: DrmType, cid: string, session: LoadSession): LicenseExchange;
+  /** Marks a `license-renewal` request a renewal; says whether `x` is one. */
+  isRenewal(x: LicenseExchange, licenseRequestType: string | null): boolean;
   /**
    * Attaches a token to `headers` (a fresh one after a 401/403) and reports the request sent. In
    * proxy mode it attaches none and resolves the URL to send to instead (the proxy's, with
@@ -97,6 +117,9 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   destroy(): void;
 }
 
+/** Preloads and downloads open at once, at most (each holds its cid and waits). */
+const MAX_OPEN = 32;
+
 /** The player-agnostic core every adapter converts its player's hooks to. */
 export function createEngine<E extends EngineEvents = EngineEvents>(
   opts: ResolvedOptions,
@@ -122,7 +145,17 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     if (x.token !== undefined) cache.invalidate(keyOf(x.cid, x.drmType), x.token);
   };
 
-  const getToken = (cid: string, drmType: DrmType, waitSignal?: AbortSignal) =>
+  const { windowMs, renewalWindowMs } = opts.retry;
+  // The reason of the last clearTokens(): a fetch it aborted is no failure, and a wait it cut
+  // short asks again, with the cookies of the user signed in now.
+  let cleared: unknown;
+  const fetchShared = (
+    cid: string,
+    drmType: DrmType,
+    waitSignal?: AbortSignal,
+    renewal = false,
+    fresh = false,
+  ) =>
     cache.get(
       keyOf(cid, drmType),
       async (signal) => {
@@ -130,7 +163,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         const startedAt = opts.now();
         emit('tokenRequested', base);
         try {
-          const value = await fetchToken(cid, drmType, signal);
+          const value = await fetchToken(
+            cid,
+            drmType,
+            signal,
+            renewal ? renewalWindowMs : windowMs,
+            renewal ? renewalWindowMs : 0,
+          );
           emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
           return value;
         } catch (error) {
@@ -138,25 +177,52 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
           // reports nothing: a dropped load is no error, on every player.
           if (signal.aborted) throw error;
           // withTokenDeadline rejects with LicenseAuthErrors only.
-          emit('tokenFailed', {
-            ...base,
-            durationMs: opts.now() - startedAt,
-            error: error as LicenseAuthError,
-          });
+          if (error !== cleared) {
+            emit('tokenFailed', {
+              ...base,
+              durationMs: opts.now() - startedAt,
+              error: error as LicenseAuthError,
+            });
+          }
           throw error;
         }
       },
       waitSignal,
+      fresh,
     );
+  const getToken = async (
+    cid: string,
+    drmType: DrmType,
+    waitSignal?: AbortSignal,
+    renewal?: boolean,
+    fresh?: boolean,
+  ): Promise<CachedToken> => {
+    const before = cleared;
+    try {
+      return await fetchShared(cid, drmType, waitSignal, renewal, fresh);
+    } catch (error) {
+      if (before === cleared || waitSignal?.aborted) throw error;
+      return getToken(cid, drmType, waitSignal, renewal, fresh);
+    }
+  };
 
+  // Sessions open, oldest first. A preload the app never plays stays open: past MAX_OPEN, the
+  // oldest ends (quietly), never the player's own load.
   const sessions = new Set<LoadSession>();
+  const players = new WeakSet<LoadSession>();
   const open = (cid: string | undefined): LoadSession => {
+    for (const old of sessions) {
+      if (sessions.size < MAX_OPEN) break;
+      if (!players.has(old)) old.end('Too many loads open.');
+    }
     const session = openSession(cid);
     sessions.add(session);
     session.signal.addEventListener('abort', () => sessions.delete(session), { once: true });
     return session;
   };
   let lastKeySystem: string | undefined;
+  // Loads that made a license request: each later one is a key rotation or a renewal.
+  const begun = new WeakSet<LoadSession>();
 
   const licenseServer = opts.licenseProxy ?? opts.licenseServer;
   const servers =
@@ -166,12 +232,24 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         )
       : (licenseServer ?? {});
 
+  const loads = trackPlayerLoads((cid) => {
+    const session = open(cid);
+    players.add(session);
+    return session;
+  });
+  const { adopt } = loads;
+  loads.adopt = (session) => (players.add(session), adopt(session));
+
   const engine: Engine<E> = {
     options: opts,
     emitter,
     getToken,
     open,
-    loads: trackPlayerLoads(open),
+    loads,
+    clearTokens() {
+      cleared = new LicenseAuthError('ABORTED', 'clearTokens()');
+      cache.clear(cleared);
+    },
     servers,
     checkHeader(urls) {
       if (opts.headerGiven || opts.licenseProxy) return;
@@ -187,16 +265,22 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       await getToken(cid, drmType, session.signal);
       return true;
     },
-    begin: (keySystem, drmType, cid, session) => ({
-      keySystem,
-      drmType,
-      cid,
-      session,
-      sentAt: 0,
-      renewToken: false,
-      renewed: false,
-      awaiting: false,
-    }),
+    begin(keySystem, drmType, cid, session) {
+      const renewal = begun.has(session);
+      begun.add(session);
+      return {
+        keySystem,
+        drmType,
+        cid,
+        session,
+        sentAt: 0,
+        renewToken: false,
+        renewed: false,
+        awaiting: false,
+        renewal,
+      };
+    },
+    isRenewal: (x, licenseRequestType) => (x.renewal ||= licenseRequestType === 'license-renewal'),
     async authorize(x, headers, attempt, licenseRequestType) {
       const startedAt = opts.now();
       lastKeySystem = x.keySystem;
@@ -205,7 +289,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         x.renewToken = false;
       }
       const proxy = opts.licenseProxy;
-      const token = proxy ? undefined : await getToken(x.cid, x.drmType, x.session.signal);
+      const renewal = engine.isRenewal(x, licenseRequestType);
+      const token = proxy ? undefined : await getToken(x.cid, x.drmType, x.session.signal, renewal);
       if (token) headers[opts.header] = token.value;
       const contentType = challengeContentType(x.keySystem);
       if (contentType !== undefined) {

@@ -25,6 +25,21 @@ export interface LicenseAuthHandle<E extends EngineEvents = EngineEvents> {
    * `contentId` / `getContentId` decide.
    */
   load(contentId: string): void;
+  /**
+   * Forgets every token the handle holds, and aborts the token fetches under way: call it when the
+   * user on the page changes (sign-out, a profile switch, another account), else the next license
+   * requests reuse the previous user's tokens while they last. Every later license request fetches
+   * its token again, with the cookies the page has then; one that was waiting for an aborted fetch
+   * asks again too, and reports no error. Loads, hooks and listeners stay.
+   *
+   * ```ts
+   * async function signOut() {
+   *   await fetch('/logout', { method: 'POST' });
+   *   auth.clearTokens();
+   * }
+   * ```
+   */
+  clearTokens(): void;
   /** Removes every hook and listener, aborts what is under way and undoes the configuration it added. */
   detach(): void;
   /** Calls `listener` for every later event `name`; returns the function that stops it. */

@@ -54,14 +54,16 @@ export function createLicenseSender(engine: Engine): LicenseSender {
         'LICENSE_REQUEST_FAILED',
         `${what} for the ${x.drmType} license of cid "${x.cid}": check the license server URL, that it is up, and its CORS rules.`,
       );
+    // A renewal's token may take its retry window: the deadline grows by it.
+    const extraMs = engine.isRenewal(x, licenseRequestType) ? opts.retry.renewalWindowMs : 0;
     const timeout = () =>
       new LicenseAuthError(
         'LICENSE_REQUEST_FAILED',
-        `No license from ${url} within ${opts.licenseTimeoutMs} ms for cid "${x.cid}": raise licenseTimeoutMs or check the license server.`,
+        `No license from ${url} within ${opts.licenseTimeoutMs + extraMs} ms for cid "${x.cid}": raise licenseTimeoutMs or check the license server.`,
       );
 
     return withDeadline(
-      opts.licenseTimeoutMs,
+      opts.licenseTimeoutMs + extraMs,
       timeout,
       init.session.signal,
       async (signal, race) => {

@@ -67,7 +67,8 @@ export interface EngineOptions {
   header?: string;
   /**
    * Service codes a fresh token can fix: such a refusal fetches one fresh token and sends the
-   * license request once more. Default `['7011', '6001']` (token expired; timestamp in the future).
+   * license request once more. Default `['7011']` (the token's timestamp is outside the validity
+   * window, on either side: expired, or from the future).
    */
   freshTokenCodes?: ReadonlyArray<string | number>;
   /** Key system (or key system prefix) to drm_type, over the built-in map. */
@@ -80,7 +81,12 @@ export interface EngineOptions {
   widevine?: FairPlayOptions;
   /** Deadline for getting one token, retries included. Default 10 000 ms. */
   tokenTimeoutMs?: number;
-  /** Retry of `tokenUrl`/`customDataUrl` fetches (and of license requests an adapter sends itself). */
+  /**
+   * Retry of `tokenUrl`/`customDataUrl` fetches (and of license requests an adapter sends itself):
+   * a load's first token is tried on within `windowMs` of waits, a renewal's or key rotation's
+   * (every later license request of the load) within `renewalWindowMs`; a 4xx the site answers
+   * (401, 403, ...) is final at once, and the end of the load stops the retries.
+   */
   retry?: Partial<RetryPolicy>;
   /**
    * Token validity, counted from the start of its fetch. Default 60 000 ms (the main spec's 60 s;
@@ -190,7 +196,14 @@ export function resolveOptions<GetContentId = unknown>(
     check(`${name}.certificateUrl`, given['certificateUrl'], 's');
   }
   const retry = (o.retry ?? {}) as Record<string, unknown>;
-  for (const key of ['maxAttempts', 'baseDelayMs', 'backoffFactor', 'maxDelayMs'])
+  for (const key of [
+    'maxAttempts',
+    'baseDelayMs',
+    'backoffFactor',
+    'maxDelayMs',
+    'windowMs',
+    'renewalWindowMs',
+  ])
     check(`retry.${key}`, retry[key], 'n');
   // The proxy gets the token and knows the license server itself: nothing else may name them.
   const sources = [
@@ -237,6 +250,6 @@ export function resolveOptions<GetContentId = unknown>(
     url: o.tokenUrl ?? o.customDataUrl,
     fetcher: o.getToken ?? o.getCustomData,
     retry: { ...DEFAULT_RETRY, ...o.retry },
-    freshTokenCodes: (o.freshTokenCodes ?? [7011, 6001]).map(String),
+    freshTokenCodes: (o.freshTokenCodes ?? [7011]).map(String),
   } as ResolvedOptions<GetContentId>;
 }

@@ -10,11 +10,24 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** HTTP statuses that are retried; an answer that never arrived (network) is always retried. */
   retryOnStatus: readonly number[];
+  /**
+   * The site's endpoint, for a load's first token: attempts go on past `maxAttempts` while their
+   * waits add up to no more than this (a blip of the site at start does not fail the load);
+   * `tokenTimeoutMs` still ends them.
+   */
+  windowMs: number;
+  /**
+   * The same for the token of every later license request of a load (a key rotation, a renewal),
+   * where an error ends playback that is running: its token deadline is `tokenTimeoutMs` plus this.
+   */
+  renewalWindowMs: number;
 }
 
 /**
  * The defaults under the `retry` option (a given one is merged over them): 2 attempts in all, waits
- * from 250 ms doubling up to 2 s, on no answer or HTTP 408, 429, 500, 502, 503, 504.
+ * from 250 ms doubling up to 2 s, on no answer or HTTP 408, 429, 500, 502, 503, 504; the site's
+ * endpoint is tried on within 3 s of waits for a load's first token (attempts at 0, 0.25, 0.75,
+ * 1.75 s), within 45 s for a renewal's or a key rotation's (then every 2 s).
  */
 export const DEFAULT_RETRY: RetryPolicy = {
   maxAttempts: 2,
@@ -22,20 +35,29 @@ export const DEFAULT_RETRY: RetryPolicy = {
   backoffFactor: 2,
   maxDelayMs: 2000,
   retryOnStatus: [408, 429, 500, 502, 503, 504],
+  windowMs: 3000,
+  renewalWindowMs: 45_000,
 };
 
 /**
  * The wait before the next attempt after the `failures`-th failed one, or `undefined` when none is
- * left or `status` is not retried (`undefined` status: no answer arrived).
+ * left or `status` is not retried (`undefined` status: no answer arrived). Past `maxAttempts`, an
+ * attempt is left while `waited` (the waits so far) plus its wait stays within `windowMs`.
  */
-export const retryWait = (
+export function retryWait(
   retry: RetryPolicy,
   failures: number,
   status?: number,
-): number | undefined =>
-  failures < retry.maxAttempts && (status === undefined || retry.retryOnStatus.includes(status))
-    ? Math.min(retry.baseDelayMs * retry.backoffFactor ** (failures - 1), retry.maxDelayMs)
-    : undefined;
+  waited = 0,
+  windowMs = 0,
+): number | undefined {
+  if (status !== undefined && !retry.retryOnStatus.includes(status)) return undefined;
+  const wait = Math.min(
+    retry.baseDelayMs * retry.backoffFactor ** (failures - 1),
+    retry.maxDelayMs,
+  );
+  return failures < retry.maxAttempts || waited + wait <= windowMs ? wait : undefined;
+}
 
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -96,7 +96,6 @@ const HINTS: Readonly<Record<string, string>> = {
   7007: SITE_KEY,
   7008: SITE_KEY,
   7011: `${CLOCK} and the token's validity window`,
-  6001: CLOCK,
   7012: CID,
   7018: 'check drm_type (drmTypes)',
   7019: 'the site and the service disagree on the site access key',

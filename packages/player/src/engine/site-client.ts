@@ -20,6 +20,9 @@ export type TokenFetcher = (params: TokenParams) => Promise<string>;
 
 export type SiteAnswer = 'token' | 'custom data';
 
+/** A {@link TokenFetcher} the engine may give a retry window (the site's endpoint takes it). */
+export type WindowedFetcher = (params: TokenParams, windowMs?: number) => Promise<string>;
+
 /** One POST to the site: JSON body, the user's cookies, the answer as text. */
 export type SitePost = (
   url: string,
@@ -66,7 +69,7 @@ export function createSiteFetcher(
   url: string,
   what: SiteAnswer,
   retry: RetryPolicy,
-): TokenFetcher {
+): WindowedFetcher {
   const once = async ({ cid, drmType, signal }: TokenParams): Promise<string> => {
     let res;
     try {
@@ -93,14 +96,17 @@ export function createSiteFetcher(
     throw siteError({ url, status: res.status, reason: reasonOf(text) }, what, cid);
   };
 
-  return async (params) => {
-    for (let failures = 1; ; failures++) {
+  return async (params, windowMs) => {
+    for (let failures = 1, waited = 0; ; failures++) {
       try {
         return await once(params);
       } catch (error) {
         const wait =
-          error instanceof TokenFetchError ? retryWait(retry, failures, error.status) : undefined;
+          error instanceof TokenFetchError
+            ? retryWait(retry, failures, error.status, waited, windowMs)
+            : undefined;
         if (wait === undefined) throw error;
+        waited += wait;
         await sleep(wait, params.signal);
       }
     }
@@ -108,30 +114,37 @@ export function createSiteFetcher(
 }
 
 /**
- * Runs `fetcher` under the token deadline and the caller's signal, and holds every source to the
- * same answer: a non-empty string, failures as this package's errors.
+ * Runs `fetcher` under the token deadline (`timeoutMs`, plus `extraMs` for a renewal's window) and
+ * the caller's signal, and holds every source to the same answer: a non-empty string, failures as
+ * this package's errors.
  */
 export const withTokenDeadline =
   (
-    fetcher: TokenFetcher,
+    fetcher: WindowedFetcher,
     source: string,
     what: SiteAnswer,
     timeoutMs: number,
-  ): ((cid: string, drmType: DrmType, signal: AbortSignal) => Promise<string>) =>
-  (cid, drmType, parent) =>
+  ): ((
+    cid: string,
+    drmType: DrmType,
+    signal: AbortSignal,
+    windowMs?: number,
+    extraMs?: number,
+  ) => Promise<string>) =>
+  (cid, drmType, parent, windowMs, extraMs = 0) =>
     withDeadline(
-      timeoutMs,
+      timeoutMs + extraMs,
       () =>
         new TokenFetchError(
           'TOKEN_TIMEOUT',
           { url: source },
-          `No ${what} from ${source} within ${timeoutMs} ms for cid "${cid}" (${drmType}): raise tokenTimeoutMs or check the site.`,
+          `No ${what} from ${source} within ${timeoutMs + extraMs} ms for cid "${cid}" (${drmType}): raise tokenTimeoutMs or check the site.`,
         ),
       parent,
       async (signal) => {
         let value: unknown;
         try {
-          value = await fetcher({ cid, drmType, signal });
+          value = await fetcher({ cid, drmType, signal }, windowMs);
         } catch (error) {
           if (error instanceof LicenseAuthError) throw error;
           throw siteError({ url: source, reason: messageOf(error) }, what, cid, error);

@@ -10,6 +10,8 @@ export interface TokenCacheOptions {
   minRemainingMs: number;
   /** Monotonic milliseconds; wall-clock jumps must not make a token look younger. */
   now: () => number;
+  /** Tokens kept at most (a playlist of many titles): the oldest goes first. Default 32. */
+  maxEntries?: number;
 }
 
 /**
@@ -30,13 +32,16 @@ export interface TokenCache {
   /**
    * A reusable token for `key`, else the result of one shared fetch. With `signal`, this caller's
    * wait ends when it aborts, and the fetch itself once no caller waits for it any more (its late
-   * token is dropped); without one, the caller waits for the fetch to settle.
+   * token is dropped); without one, the caller waits for the fetch to settle. `fresh`: never the
+   * cached token (a fetch under way is shared).
    */
-  get(key: string, fetch: Fetch, signal?: AbortSignal): Promise<CachedToken>;
+  get(key: string, fetch: Fetch, signal?: AbortSignal, fresh?: boolean): Promise<CachedToken>;
   /** Forgets `value` for `key` (a license server refused it); a newer token is kept. */
   invalidate(key: string, value: string): void;
-  /** Aborts every fetch under way; waiting callers reject with `reason`. Cached tokens stay. */
-  abortAll(reason: unknown): void;
+  /** Forgets every token and aborts every fetch under way; waiting callers reject with `reason`. */
+  clear(reason: unknown): void;
+  /** Tokens held. */
+  readonly size: number;
   destroy(): void;
 }
 
@@ -61,7 +66,11 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     const promise = fetch(controller.signal).then(
       (value) => {
         if (flights.get(key)?.controller === controller) {
+          // Newest last: the first key is the oldest token, dropped past maxEntries.
+          entries.delete(key);
           entries.set(key, { value, fetchedAt });
+          if (entries.size > (options.maxEntries ?? 32))
+            entries.delete(entries.keys().next().value!);
           flights.delete(key);
         }
         return value;
@@ -105,10 +114,10 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
   };
 
   return {
-    async get(key, fetch, signal) {
+    async get(key, fetch, signal, fresh) {
       if (signal?.aborted) throw signal.reason;
       const entry = entries.get(key);
-      if (entry && options.now() - entry.fetchedAt < reuseForMs) {
+      if (entry && !fresh && options.now() - entry.fetchedAt < reuseForMs) {
         return { value: entry.value, source: 'cache' };
       }
       const running = flights.get(key);
@@ -118,14 +127,17 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     invalidate(key, value) {
       if (entries.get(key)?.value === value) entries.delete(key);
     },
-    abortAll(reason) {
+    clear(reason) {
       const all = [...flights.values()];
       flights.clear();
+      entries.clear();
       for (const flight of all) flight.controller.abort(reason);
     },
+    get size() {
+      return entries.size;
+    },
     destroy() {
-      this.abortAll(new LicenseAuthError('ABORTED', 'The license auth handle was detached.'));
-      entries.clear();
+      this.clear(new LicenseAuthError('ABORTED', 'The license auth handle was detached.'));
     },
   };
 }

@@ -189,7 +189,8 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
       Object.assign(target, previous[i]);
     });
   };
-  return { prefetch, load: engine.loads.name, detach, on: engine.emitter.on };
+  const { clearTokens } = engine;
+  return { prefetch, load: engine.loads.name, clearTokens, detach, on: engine.emitter.on };
 }
 
 /** What an app's `licenseXhrSetup` asked for: the URL it opened, its headers, cookies, body. */

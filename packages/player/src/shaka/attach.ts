@@ -196,6 +196,7 @@ export function attachLicenseAuth(
   return {
     prefetch,
     load: engine.loads.name,
+    clearTokens: engine.clearTokens,
     preload(contentId, preloading) {
       engine.loads.name(contentId);
       autoPrefetch(routing.preload(contentId, preloading));

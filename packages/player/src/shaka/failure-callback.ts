@@ -11,6 +11,9 @@ export interface SessionHost {
   retryLicensing?(metadata: DrmSessionMetadata): Promise<boolean>;
 }
 
+/** Init data whose retries are counted, at most. */
+const MAX_REMEMBERED = 64;
+
 /**
  * `drm.failureCallback`: Shaka calls it for every failed license request, and raises its `error`
  * event only while a single session is open; a failed session among several is dropped without
@@ -58,6 +61,8 @@ export function createFailureCallback(
       (!error || error instanceof TokenFetchError);
     if (retrying) {
       retried.set(key, count + 1);
+      // A long session meets many init data (key rotation, a playlist): the oldest is forgotten.
+      if (retried.size > MAX_REMEMBERED) retried.delete(retried.keys().next().value!);
       shakaError.handled = true;
       host.retryLicensing!(metadata!).catch(() => undefined);
     }

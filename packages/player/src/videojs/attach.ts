@@ -231,7 +231,15 @@ export function attachLicenseAuth(
   };
   player.on('loadstart', onLoadStart);
   player.on('dispose', detach);
-  return { keySystems, prefetch, load: engine.loads.name, detach, on: engine.emitter.on };
+  const { clearTokens } = engine;
+  return {
+    keySystems,
+    prefetch,
+    load: engine.loads.name,
+    clearTokens,
+    detach,
+    on: engine.emitter.on,
+  };
 }
 
 /** A source's options of one key system, as the app gave them to `player.src()`. */

@@ -37,7 +37,7 @@ function storeOn(
   const { drm } = player.getConfiguration();
   handle.store(cid, operation);
   const drmInfo = { keySystem: 'com.widevine.alpha' } as Shaka.default.extern.DrmInfo;
-  drm.initDataTransform(new Uint8Array([1]), 'cenc', drmInfo);
+  drm.initDataTransform!(new Uint8Array([1]), 'cenc', drmInfo);
   return { drmInfo };
 }
 /** What sends a request of a DRM engine the player does not report (its networking engine). */
@@ -233,7 +233,10 @@ describe("Shaka's preload: the load that takes it (player.load(manager)) has its
 
   test("two preloads, the second played first: its load sends its own cid, not the first preload's", async () => {
     const { site, player, handle } = await playerWithSite();
-    const [, p2] = await Promise.all([preload(handle, player, 'P1'), preload(handle, player, 'P2')]);
+    const [, p2] = await Promise.all([
+      preload(handle, player, 'P1'),
+      preload(handle, player, 'P2'),
+    ]);
     await expect.poll(() => site.cids().sort()).toEqual(['P1', 'P2']);
     site.give('P1');
     site.give('P2');

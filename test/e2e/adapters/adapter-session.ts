@@ -10,7 +10,13 @@ import { shownFrame, type ShownFrame } from '../support/frame-check.ts';
 import { GATE_COOKIE, startLicenseGate, type LicenseGate } from '../support/license-gate.ts';
 import { SAMPLE, SIGNED_IN_USER, SITE, startSite, type RunningSite } from '../support/site.ts';
 import { startStaticServer, type StaticServer } from '../support/static-server.ts';
-import type { AdapterHarness, AdapterSetup, AdapterStatus, NextAsset } from './page/adapter-api.ts';
+import type {
+  AdapterHarness,
+  AdapterSetup,
+  AdapterStatus,
+  NextAsset,
+  ShakaStep,
+} from './page/adapter-api.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('./page/', import.meta.url));
 const CONTENT_DIR = fileURLToPath(new URL('../../fixtures/content/', import.meta.url));
@@ -47,6 +53,7 @@ export interface PlayerPage {
   status(id: string): Promise<AdapterStatus>;
   next(id: string, asset: NextAsset): Promise<void>;
   store(id: string, asset: NextAsset): Promise<void>;
+  shaka(id: string, step: ShakaStep): Promise<void>;
   /** Polls the player until `done` holds; fails with the last status after `timeoutMs`. */
   waitFor(
     id: string,
@@ -171,6 +178,11 @@ function playerPage(page: Page, origin: string): PlayerPage {
       page.evaluate(([i, a]) => (globalThis as unknown as PageWindow).adapters.store(i, a), [
         id,
         asset,
+      ] as const),
+    shaka: (id, step) =>
+      page.evaluate(([i, s]) => (globalThis as unknown as PageWindow).adapters.shaka(i, s), [
+        id,
+        step,
       ] as const),
     waitFor: (id, what, done, timeoutMs) => pollStatus(status, id, what, done, timeoutMs),
     async frameAt(id, seconds) {

@@ -26,9 +26,10 @@ import {
  */
 export interface LicenseAuthHandle extends Handle<LicenseAuthEvents> {
   /**
-   * `auth.preload('movie-2', player.preload(url))`: its token is fetched at once, and the load
-   * that takes this preload (`player.load(manager)`) uses this cid; other loads keep the cid named
-   * with `load()`. Takes the promise or the preload manager; returns what it was given.
+   * `auth.preload('movie-2', player.preload(url))`, in one expression (`preload()` copies the
+   * configuration when called): its token is fetched at once, its license requests and those of
+   * the load that takes it (`player.load(manager)`) use this cid; other loads keep the cid named
+   * with `load()`. Returns what it was given.
    */
   preload<T>(contentId: string, preloading: T): T;
   /**

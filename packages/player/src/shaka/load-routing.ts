@@ -12,9 +12,10 @@ export type Operation = PromiseLike<unknown> | { promise: PromiseLike<unknown> }
  * of it carries):
  * - the player's load: the DRM engine the player reports (`player.drmInfo()`); the load of a
  *   preload is the one the app handed the preload manager to (`player.load(manager)`);
- * - a Storage download: `store()` copies the configuration when it is called, and its DRM engine
- *   calls that copy's `drm.initDataTransform` with its `drmInfo` before its first license request:
- *   each download named with `auth.store()` leaves a transform of its own in that copy;
+ * - a preload or a Storage download: `player.preload()` and `store()` copy the configuration when
+ *   called, and their DRM engine calls that copy's `drm.initDataTransform` with its `drmInfo`
+ *   before each new session's license request (a preload asks for licenses before it is played):
+ *   each one named with `auth.preload()` / `auth.store()` leaves a transform of its own in it;
  * - a removal's release (`storage.remove()`): its DRM engine calls nothing first; the removal the
  *   app named with `auth.remove()`, while only one is under way (with several, it fails).
  * A request of none of them goes with `contentId` / `getContentId`, never with another load's cid.
@@ -67,6 +68,14 @@ export function createLoadRouting(
     };
   };
 
+  // store() and preload() copied the configuration, and with it the transform, when called: that
+  // transform is this operation's, and the next one gets a fresh one.
+  const claim = (cid: string) => {
+    const session = engine.open(cid);
+    owner.session = session;
+    configure((transform = nextTransform()));
+    return session;
+  };
   transform = nextTransform();
   return {
     get transform() {
@@ -100,7 +109,7 @@ export function createLoadRouting(
       return session ?? (unnamed ??= engine.open(undefined));
     },
     preload(cid, preloading) {
-      const session = engine.open(cid);
+      const session = claim(cid);
       operations.bind(preloading as object, session);
       // The preload manager the app hands to player.load() names that load.
       Promise.resolve(preloading).then(
@@ -110,11 +119,7 @@ export function createLoadRouting(
       return session;
     },
     download(cid, operation) {
-      const session = engine.open(cid);
-      // store() copied the configuration, and with it the transform, when it was called.
-      owner.session = session;
-      configure((transform = nextTransform()));
-      return until(session, operation, 'The download ended.');
+      return until(claim(cid), operation, 'The download ended.');
     },
     removal(cid, operation) {
       const session = engine.open(cid);

@@ -219,7 +219,10 @@ describe("Shaka's preload: the load that takes it (player.load(manager)) has its
       ),
     );
   /** player.load(manager), until the player announces the load (`loading`). */
-  const take = async (player: Player, manager: Shaka.default.media.PreloadManager | null) => {
+  const take = async (
+    player: Player,
+    manager: Shaka.default.media.PreloadManager | string | null,
+  ) => {
     const loading = new Promise((started) => player.addEventListener('loading', started));
     void player.load(manager!).catch(noop);
     await loading;
@@ -250,6 +253,30 @@ describe("Shaka's preload: the load that takes it (player.load(manager)) has its
     expect(site.asked.find((a) => a.cid === 'P1')?.signal.aborted).toBe(false);
   });
 
+  // A preload asks for its licenses while it preloads (its manifest filter creates the sessions):
+  // preload() copies the configuration when called, and its DRM engine hands its drmInfo to that
+  // copy's initDataTransform first, as storeOn() does for a download.
+  test('two preloads ask for licenses while preloading, the second first: each sends its own cid', async () => {
+    const { site, player, handle } = await playerWithSite();
+    const preloading = (cid: string) => {
+      const { drm } = player.getConfiguration();
+      handle.preload(cid, new Promise(noop));
+      const drmInfo = { keySystem: 'com.widevine.alpha' } as Shaka.default.extern.DrmInfo;
+      return () => {
+        drm.initDataTransform!(new Uint8Array([1]), 'cenc', drmInfo);
+        return requestLicense(storageOf(player), { drmInfo, context: { isPreload: true } });
+      };
+    };
+    const p1 = preloading('P1');
+    const p2 = preloading('P2');
+    await expect.poll(() => site.cids().sort()).toEqual(['P1', 'P2']);
+    site.give('P1');
+    site.give('P2');
+    await p2();
+    await p1();
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-P2', 'token-P1']);
+  });
+
   test("a preload that is never played takes no one's requests, nor renames later loads", async () => {
     const { site, player, handle, play } = await playerWithSite();
     play(handle, 'A');
@@ -259,7 +286,7 @@ describe("Shaka's preload: the load that takes it (player.load(manager)) has its
     // Preloaded, never used: the app restarts A (a retry), then plays B and a second preload.
     await preload(handle, player, 'P1');
     await expect.poll(site.cids).toEqual(['A', 'P1']);
-    void player.load(`${SITE}/A.mpd`).catch(noop);
+    await take(player, `${SITE}/A.mpd`);
     await requestLicense(player, engineOf(player));
     const p2 = await preload(handle, player, 'P2');
     await expect.poll(site.cids).toEqual(['A', 'P1', 'P2']);

@@ -255,8 +255,12 @@ export function attachLicenseAuth(
         Object.fromEntries(Object.keys(added).map((k) => [k, undefined]));
       const now = target.getConfiguration().drm;
       const restore = {
-        ...(now.failureCallback === failureCallback && { failureCallback: previousFailureCallback }),
-        ...(now.initDataTransform === routing.transform && { initDataTransform: previousTransform }),
+        ...(now.failureCallback === failureCallback && {
+          failureCallback: previousFailureCallback,
+        }),
+        ...(now.initDataTransform === routing.transform && {
+          initDataTransform: previousTransform,
+        }),
       };
       target.configure({
         drm: { servers: unset(servers), advanced: unset(advanced), ...restore },

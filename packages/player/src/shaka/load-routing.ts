@@ -104,7 +104,8 @@ export function createLoadRouting(
         if (removal) return removal;
       }
       // After its load ended (a persistent session released on unload) too.
-      if (session?.ended && licenseRequestType === 'license-release') return engine.open(session.cid);
+      if (session?.ended && licenseRequestType === 'license-release')
+        return engine.open(session.cid);
       // A DRM engine the app named nothing for: `contentId` / `getContentId` decide, as for a load.
       return session ?? (unnamed ??= engine.open(undefined));
     },

@@ -355,8 +355,7 @@ const adapters: AdapterHarness = {
     started.store(asset).then(
       () => (status.stored = status.storedBy[asset.cid] = 'done'),
       (error: unknown) =>
-        (status.stored = status.storedBy[asset.cid] =
-          JSON.stringify(describe(error, 'store()'))),
+        (status.stored = status.storedBy[asset.cid] = JSON.stringify(describe(error, 'store()'))),
     );
   },
 

@@ -352,7 +352,7 @@ describe('a Storage removal: its release carries the token of what it releases',
     const error = await rejection(
       requestLicense(storage, { licenseRequestType: 'license-release', maxAttempts: 1 }),
     );
-    expect(findLicenseAuthError(error)?.message).toMatch(/several removals.*one at a time/);
+    expect(findLicenseAuthError(error)?.message).toMatch(/several removals.*remove one at a time/);
     done();
     await storage.destroy();
   });

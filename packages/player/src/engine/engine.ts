@@ -15,14 +15,7 @@ import { readLicenseAnswer } from './license-answer.ts';
 import type { ResolvedOptions } from './options.ts';
 import { proxyUrl } from './proxy.ts';
 import { toServiceError, type ServiceErrorBody } from './service-error.ts';
-import {
-  openSession,
-  trackOperations,
-  trackPlayerLoads,
-  type LoadSession,
-  type Operations,
-  type PlayerLoads,
-} from './session.ts';
+import { openSession, trackPlayerLoads, type LoadSession, type PlayerLoads } from './session.ts';
 import { axiosPost, createSiteFetcher, fetchPost, withTokenDeadline } from './site-client.ts';
 import { createTokenCache, type CachedToken } from './token-cache.ts';
 
@@ -57,8 +50,6 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   open(cid: string | undefined): LoadSession;
   /** The player's own loads, one after the other. */
   loads: PlayerLoads;
-  /** Which operation a request belongs to, by what the player gives for it. */
-  operations: Operations;
   /** License server URL per key system, from `licenseServer` (one URL: every built-in key system). */
   servers: Readonly<Record<string, string>>;
   /** Throws `INVALID_OPTIONS` for the first URL that is not local while no `header` was given. */
@@ -178,7 +169,6 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     getToken,
     open,
     loads: trackPlayerLoads(open),
-    operations: trackOperations(),
     servers,
     checkHeader(urls) {
       if (opts.headerGiven || opts.licenseProxy) return;

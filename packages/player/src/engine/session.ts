@@ -86,12 +86,12 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
       renamed = true;
     },
     started(source) {
-      const same = source !== undefined && source === lastSource && !renamed && !taken;
+      const same = source !== undefined && source === lastSource && !renamed;
       lastSource = source;
-      if (same && session && !session.ended) return session;
-      if (session !== taken) session?.end('The player moved on to another asset.');
+      if (same && session && !session.ended && !taken) return session;
+      session?.end('The player moved on to another asset.');
       renamed = false;
-      session = taken && !taken.ended ? taken : open(named);
+      session = taken ?? open(named);
       taken = undefined;
       return session;
     },

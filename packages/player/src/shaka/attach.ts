@@ -185,7 +185,7 @@ export function attachLicenseAuth(
   const load = target.load;
   if (load) {
     target.load = function (this: Target, asset, ...rest) {
-      engine.loads.take(engine.operations.of(asset));
+      engine.loads.take(routing.operations.of(asset));
       return load.call(this, asset, ...rest);
     };
   }

@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/engine.ts';
 import { LicenseAuthError } from '../engine/errors.ts';
-import type { LoadSession } from '../engine/session.ts';
+import { trackOperations, type LoadSession, type Operations } from '../engine/session.ts';
 import type { DrmInfo, InitDataTransform, ShakaRequest } from './shaka-types.ts';
 
 /** A Storage operation as `store()` returns it, or any promise that settles when it ends. */
@@ -21,6 +21,8 @@ export type Operation = PromiseLike<unknown> | { promise: PromiseLike<unknown> }
  * A request of none of them goes with `contentId` / `getContentId`, never with another load's cid.
  */
 export interface LoadRouting {
+  /** What Shaka gives for each operation, bound to the operation's session. */
+  operations: Operations;
   sessionOf(request: ShakaRequest): Promise<LoadSession>;
   /** `drm.initDataTransform` for the configuration: the one the next download copies. */
   readonly transform: InitDataTransform;
@@ -49,7 +51,7 @@ export function createLoadRouting(
   loadingWithoutDrm: () => boolean,
   configure: (transform: InitDataTransform) => void,
 ): LoadRouting {
-  const { operations } = engine;
+  const operations = trackOperations();
   const removals = new Set<LoadSession>();
   let unnamed: LoadSession | undefined;
   const until = (session: LoadSession, operation: Operation, why: string) => {
@@ -78,6 +80,7 @@ export function createLoadRouting(
   };
   transform = nextTransform();
   return {
+    operations,
     get transform() {
       return transform;
     },
@@ -134,5 +137,5 @@ export function createLoadRouting(
 const several = () =>
   new LicenseAuthError(
     'NO_CONTENT_ID',
-    'A license release while several removals named with auth.remove() are under way: Shaka does not say which one it releases; remove one at a time.',
+    'A license release while several removals are under way: Shaka does not say whose; remove one at a time.',
   );

@@ -358,6 +358,23 @@ describe('a Storage removal: its release carries the token of what it releases',
   });
 });
 
+test("a persistent session released after its load ended carries that load's cid", async () => {
+  const { site, player, handle, play } = await playerWithSite();
+  play(handle, 'A');
+  await expect.poll(site.cids).toEqual(['A']);
+  site.give('A');
+  const engineA = { keySystem: 'com.widevine.alpha' } as Shaka.default.extern.DrmInfo;
+  player.drmInfo = () => engineA;
+  await requestLicense(player, { drmInfo: engineA, sessionType: 'persistent-license' });
+  play(handle, 'B');
+  await expect.poll(site.cids).toEqual(['A', 'B']);
+  site.give('B');
+  player.drmInfo = () => ({ keySystem: 'com.widevine.alpha' }) as Shaka.default.extern.DrmInfo;
+  // A's engine releases its session (Shaka's unload): A's token, though A's load has ended.
+  await requestLicense(player, { drmInfo: engineA, licenseRequestType: 'license-release' });
+  expect(h.seen.license.map((l) => l.header)).toEqual(['token-A', 'token-A']);
+});
+
 describe('resetConfiguration()', () => {
   test("the handle's servers and failure callback are applied again; the app's are gone, as Shaka does", () => {
     const { player } = h.setup({ licenseServer: { 'com.widevine.alpha': LICENSE_URL } });

@@ -31,7 +31,7 @@ export interface LicenseAuthHandle extends Handle<LicenseAuthEvents> {
    * the load that takes it (`player.load(manager)`) use this cid; other loads keep the cid named
    * with `load()`. Returns what it was given.
    */
-  preload<T>(contentId: string, preloading: T): T;
+  preload<T extends object>(contentId: string, preloading: T): T;
   /**
    * `auth.store('movie-2', storage.store(url))`, in one expression (`store()` copies the
    * configuration when called): the download's token is fetched at once, its license requests use

@@ -27,7 +27,7 @@ export interface LoadRouting {
   /** `drm.initDataTransform` for the configuration: the one the next download copies. */
   readonly transform: InitDataTransform;
   /** A preload of the asset `cid` (`player.preload()`, or the preload manager it resolved to). */
-  preload(cid: string, preloading: unknown): LoadSession;
+  preload(cid: string, preloading: object): LoadSession;
   /** A Storage download of the asset `cid` under way, until `operation` settles. */
   download(cid: string, operation: Operation): LoadSession;
   /** A Storage removal of the asset `cid` under way, until `operation` settles. */
@@ -114,7 +114,7 @@ export function createLoadRouting(
     },
     preload(cid, preloading) {
       const session = claim(cid);
-      operations.bind(preloading as object, session);
+      operations.bind(preloading, session);
       // The preload manager the app hands to player.load() names that load.
       Promise.resolve(preloading).then(
         (manager) => operations.bind(manager as object, session),

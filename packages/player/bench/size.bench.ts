@@ -24,17 +24,17 @@ export const BUDGET = { engine: 5 * 1024, adapter: 1.5 * 1024 } as const;
 
 /**
  * What the tests hold the sizes to. The engine misses its budget (README.md says what its bytes
- * buy): the largest engine an app bundled when the measure was made (8304 bytes, the hls.js app,
- * with the session per load, the renewal's token window, clearTokens() and the bounds of a long
- * session) plus a margin. The adapters keep the issue's budget, but for Shaka's,
- * which routes a preload's and a Storage download's requests to their own loads (waiting, while the
- * player loads, for it to report its DRM engine) and re-sends a refused request from the challenge
- * as the CDM made it (2383 bytes measured).
+ * buy): the largest engine an app bundled when the measure was made (7439 bytes, the hls.js app,
+ * with the session per load) plus a margin. The adapters keep the issue's budget, but for Shaka's,
+ * which binds each license request to its own operation by what Shaka gives for it (the player's
+ * DRM engine, the preload manager handed to player.load(), a preload's or download's own
+ * initDataTransform, the removal named for it) and re-sends a refused request from the challenge
+ * as the CDM made it (2659 bytes measured, 2383 before issue 36).
  */
 export const CEILING = {
   engine: 8.25 * 1024,
   adapter: {
-    shaka: 2.375 * 1024,
+    shaka: 2.625 * 1024,
     hls: BUDGET.adapter,
     dash: BUDGET.adapter,
     videojs: BUDGET.adapter,

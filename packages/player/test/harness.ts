@@ -65,7 +65,10 @@ export interface LicenseRequestInit {
   keySystemUris?: string[];
   sessionId?: string;
   sessionType?: string;
-  /** The request's DRM info object: one per load's DRM engine (a new one when not given). */
+  /**
+   * The request's DRM info object: one per DRM engine. When not given, a new one (a Storage's), or
+   * on a player the one its load's engine keeps, which the player then reports (`player.drmInfo()`).
+   */
   drmInfo?: Shaka.default.extern.DrmInfo;
   /** What Shaka's DRM engine passes along: `isPreload` for a preload's requests. */
   context?: Shaka.default.extern.RequestContext;
@@ -75,6 +78,8 @@ export interface LicenseRequestInit {
 export interface HasNetworkingEngine {
   getNetworkingEngine(): Shaka.default.net.NetworkingEngine | null;
 }
+
+const ownDrmInfos = new WeakMap<object, Map<string, Shaka.default.extern.DrmInfo>>();
 
 /**
  * A license request as Shaka's DRM engine builds it (`sendLicenseRequest_`), sent through the
@@ -93,7 +98,7 @@ export function requestLicense(player: HasNetworkingEngine, init: LicenseRequest
   request.initData = init.initData ?? null;
   request.initDataType = init.initDataType ?? null;
   request.sessionId = init.sessionId ?? 'session-1';
-  request.drmInfo = init.drmInfo ?? {
+  const made = (): Shaka.default.extern.DrmInfo => ({
     keySystem: init.keySystem ?? 'com.widevine.alpha',
     licenseServerUri: uri,
     audioRobustness: '',
@@ -107,7 +112,18 @@ export function requestLicense(player: HasNetworkingEngine, init: LicenseRequest
     serverCertificateUri: '',
     sessionType: init.sessionType ?? 'temporary',
     ...(init.keySystemUris && { keySystemUris: new Set(init.keySystemUris) }),
-  };
+  });
+  request.drmInfo = init.drmInfo ?? made();
+  if (!init.drmInfo && player instanceof shaka.Player) {
+    // The player's own DRM engine made it: the player reports that engine's info (one per key
+    // system, server and session type here, as one load's engine keeps one).
+    const key = JSON.stringify([init.keySystem, uri, init.sessionType, init.keySystemUris]);
+    const infos = ownDrmInfos.get(player) ?? new Map<string, Shaka.default.extern.DrmInfo>();
+    ownDrmInfos.set(player, infos);
+    const drmInfo = infos.get(key) ?? request.drmInfo;
+    infos.set(key, (request.drmInfo = drmInfo));
+    player.drmInfo = () => drmInfo;
+  }
   return player
     .getNetworkingEngine()!
     .request(shaka.net.NetworkingEngine.RequestType.LICENSE, request, init.context).promise;

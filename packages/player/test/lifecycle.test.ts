@@ -56,7 +56,6 @@ describe('detach()', () => {
       'com.widevine.alpha': LICENSE_URL,
       'com.microsoft.playready': `${SITE}/app-playready`,
       'com.microsoft.playready.recommendation': LICENSE_URL,
-      'com.apple.fps': LICENSE_URL,
     });
     handle.detach();
     expect(player.getConfiguration().drm.servers).toEqual({
@@ -66,6 +65,20 @@ describe('detach()', () => {
 });
 
 describe('license server configuration', () => {
+  // On Safari, a FairPlay server makes Shaka play every HLS load natively
+  // (streaming.useNativeHlsForFairPlay): one URL for all must not switch that on by itself.
+  test('one URL fills FairPlay only when fairplay options are given', () => {
+    const servers = (options: object) => {
+      const player = makePlayer();
+      h.players.push(player);
+      attachLicenseAuth(player, { tokenUrl: `${SITE}/t`, licenseServer: LICENSE_URL, ...options });
+      return Object.keys(player.getConfiguration().drm.servers);
+    };
+    expect(servers({})).not.toContain('com.apple.fps');
+    expect(servers({ fairplay: { certificate: new Uint8Array([1]) } })).toContain('com.apple.fps');
+    expect(servers({ licenseServer: { 'com.apple.fps': LICENSE_URL } })).toEqual(['com.apple.fps']);
+  });
+
   test('a map sets one server per key system, ClearKey included when named', () => {
     const { player } = h.setup({
       licenseServer: {

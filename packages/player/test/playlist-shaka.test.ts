@@ -22,6 +22,26 @@ import {
 
 const h = useLicenseAuthHarness();
 const noop = () => undefined;
+/**
+ * `auth.store(cid, storage.store(url))` as Shaka runs it: store() copies the configuration when
+ * called (a Storage built on a player shares the player's), and its DRM engine hands its drmInfo
+ * to that copy's `drm.initDataTransform` before its first license request (storage.js,
+ * drm_engine.js). happy-dom has no IndexedDB for store() itself. Returns the download's drmInfo.
+ */
+function storeOn(
+  player: Player,
+  handle: LicenseAuthHandle,
+  cid: string,
+  operation: PromiseLike<unknown> | { promise: PromiseLike<unknown> },
+) {
+  const { drm } = player.getConfiguration();
+  handle.store(cid, operation);
+  const drmInfo = { keySystem: 'com.widevine.alpha' } as Shaka.default.extern.DrmInfo;
+  drm.initDataTransform!(new Uint8Array([1]), 'cenc', drmInfo);
+  return { drmInfo };
+}
+/** What sends a request of a DRM engine the player does not report (its networking engine). */
+const storageOf = (player: Player) => ({ getNetworkingEngine: () => player.getNetworkingEngine() });
 
 /** A player on a <video>, whose manifests load (and fail to parse: happy-dom plays nothing). */
 async function playerWithSite(options: { failureCallback?: (error: unknown) => void } = {}) {
@@ -142,8 +162,10 @@ describe('a Storage download beside the player', () => {
     play(handle, 'A');
     await expect.poll(site.cids).toEqual(['A']);
     let finish: () => void = noop;
-    handle.store('S', { promise: new Promise<void>((resolve) => (finish = resolve)) });
-    const download = requestLicense(storage);
+    const downloading = storeOn(player, handle, 'S', {
+      promise: new Promise<void>((resolve) => (finish = resolve)),
+    });
+    const download = requestLicense(storage, downloading);
     await expect.poll(site.cids).toEqual(['A', 'S']);
 
     await player.unload();
@@ -168,8 +190,7 @@ describe('a Storage download beside the player', () => {
     await expect.poll(site.cids).toEqual(['A']);
     const playing = rejection(requestLicense(player));
     await expect.poll(reached).toBe(1);
-    handle.store('A', new Promise<void>(noop));
-    const download = requestLicense(storage);
+    const download = requestLicense(storage, storeOn(player, handle, 'A', new Promise(noop)));
     await expect.poll(reached).toBe(2);
     await player.unload();
     await playing;
@@ -182,45 +203,176 @@ describe('a Storage download beside the player', () => {
   });
 });
 
-describe("Shaka's preload", () => {
-  test("the preload's prefetch and license requests use the cid named for it, the playing load keeps its own", async () => {
+describe("Shaka's preload: the load that takes it (player.load(manager)) has its cid", () => {
+  /**
+   * What player.preload() resolves to: a shaka.media.PreloadManager, which the app hands to
+   * player.load(). (happy-dom has no MediaSource, where player.preload() gives up: the manager is
+   * made as the player makes it, and loads nothing.)
+   */
+  const preload = (handle: LicenseAuthHandle, player: Player, cid: string) =>
+    handle.preload(
+      cid,
+      Promise.resolve(
+        new shaka.media.PreloadManager(`${SITE}/${cid}.mpd`, 'application/dash+xml', null, {
+          config: player.getConfiguration(),
+        }),
+      ),
+    );
+  /** player.load(manager), until the player announces the load (`loading`). */
+  const take = async (
+    player: Player,
+    manager: Shaka.default.media.PreloadManager | string | null,
+  ) => {
+    const loading = new Promise((started) => player.addEventListener('loading', started));
+    void player.load(manager!).catch(noop);
+    await loading;
+  };
+  /** The DRM engine of the player's load under way, which the player reports. */
+  const engineOf = (player: Player) => {
+    const drmInfo = { keySystem: 'com.widevine.alpha' } as Shaka.default.extern.DrmInfo;
+    player.drmInfo = () => drmInfo;
+    return { drmInfo };
+  };
+
+  test("two preloads, the second played first: its load sends its own cid, not the first preload's", async () => {
+    const { site, player, handle } = await playerWithSite();
+    const [, p2] = await Promise.all([
+      preload(handle, player, 'P1'),
+      preload(handle, player, 'P2'),
+    ]);
+    await expect.poll(() => site.cids().sort()).toEqual(['P1', 'P2']);
+    site.give('P1');
+    site.give('P2');
+    // (happy-dom loads no manifest: one load per player here; test/e2e plays P1 after P2.)
+    await take(player, p2);
+    const engine = engineOf(player);
+    await requestLicense(player, engine);
+    await requestLicense(player, { ...engine, licenseRequestType: 'license-renewal' });
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-P2', 'token-P2']);
+    // P1's fetch is still its own, for the load that takes P1.
+    expect(site.asked.find((a) => a.cid === 'P1')?.signal.aborted).toBe(false);
+  });
+
+  // A preload asks for its licenses while it preloads (its manifest filter creates the sessions):
+  // preload() copies the configuration when called, and its DRM engine hands its drmInfo to that
+  // copy's initDataTransform first, as storeOn() does for a download.
+  test('two preloads ask for licenses while preloading, the second first: each sends its own cid', async () => {
+    const { site, player, handle } = await playerWithSite();
+    const preloading = (cid: string) => {
+      const { drm } = player.getConfiguration();
+      handle.preload(cid, new Promise(noop));
+      const drmInfo = { keySystem: 'com.widevine.alpha' } as Shaka.default.extern.DrmInfo;
+      return () => {
+        drm.initDataTransform!(new Uint8Array([1]), 'cenc', drmInfo);
+        return requestLicense(storageOf(player), { drmInfo, context: { isPreload: true } });
+      };
+    };
+    const p1 = preloading('P1');
+    const p2 = preloading('P2');
+    await expect.poll(() => site.cids().sort()).toEqual(['P1', 'P2']);
+    site.give('P1');
+    site.give('P2');
+    await p2();
+    await p1();
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-P2', 'token-P1']);
+  });
+
+  test("a preload that is never played takes no one's requests, nor renames later loads", async () => {
     const { site, player, handle, play } = await playerWithSite();
     play(handle, 'A');
     await expect.poll(site.cids).toEqual(['A']);
     site.give('A');
-    handle.preload('P', Promise.resolve());
-    await expect.poll(site.cids).toEqual(['A', 'P']);
-    site.give('P');
-    await requestLicense(player, { context: { isPreload: true } });
-    // A renewal of what plays now: still A.
-    await requestLicense(player, { licenseRequestType: 'license-renewal' });
-    expect(h.seen.license.map((l) => l.header)).toEqual(['token-P', 'token-A']);
+    await requestLicense(player);
+    // Preloaded, never used: the app restarts A (a retry), then plays B and a second preload.
+    await preload(handle, player, 'P1');
+    await expect.poll(site.cids).toEqual(['A', 'P1']);
+    await take(player, `${SITE}/A.mpd`);
+    await requestLicense(player, engineOf(player));
+    const p2 = await preload(handle, player, 'P2');
+    await expect.poll(site.cids).toEqual(['A', 'P1', 'P2']);
+    site.give('P2');
+    await take(player, p2);
+    await requestLicense(player, engineOf(player));
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-A', 'token-A', 'token-P2']);
+  });
+
+  test('a request of an engine nobody named goes with contentId, never with the load of another asset', async () => {
+    const { site, player, handle, play } = await playerWithSite();
+    play(handle, 'A');
+    await expect.poll(site.cids).toEqual(['A']);
+    site.give('A');
+    await requestLicense(player);
+    // A preload's engine asking before any load took it (a live manifest's new key): named nothing.
+    const preloading = requestLicense(storageOf(player), { context: { isPreload: true } });
+    await expect.poll(site.cids).toEqual(['A', 'movie-1']);
+    site.give('movie-1');
+    await preloading;
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-A', 'token-movie-1']);
   });
 });
 
-test('a preloaded title the player then plays: its session becomes the load, which the next load ends', async () => {
-  const { site, player, handle, play, reached } = await playerWithSite();
+describe('two Storage downloads at once', () => {
+  test("each download's license requests carry its own cid, whichever asks first", async () => {
+    const { site, player, handle, play } = await playerWithSite();
+    play(handle, 'A');
+    await expect.poll(site.cids).toEqual(['A']);
+    site.give('A');
+    const storage = new shaka.offline.Storage(player);
+    const store = (cid: string) => storeOn(player, handle, cid, new Promise<void>(noop));
+    const d1 = store('D1');
+    const d2 = store('D2');
+    await expect.poll(() => site.cids().sort()).toEqual(['A', 'D1', 'D2']);
+    site.give('D1');
+    site.give('D2');
+    await requestLicense(storage, d2);
+    await requestLicense(storage, d1);
+    await requestLicense(player);
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-D2', 'token-D1', 'token-A']);
+    await storage.destroy();
+  });
+});
+
+describe('a Storage removal: its release carries the token of what it releases', () => {
+  test('auth.remove(B, …) while A plays: the release goes with B', async () => {
+    const { site, player, handle, play } = await playerWithSite();
+    play(handle, 'A');
+    await expect.poll(site.cids).toEqual(['A']);
+    site.give('A');
+    await requestLicense(player);
+    const storage = new shaka.offline.Storage(player);
+    let done: () => void = noop;
+    handle.remove('B', new Promise<void>((resolve) => (done = resolve)));
+    const release = requestLicense(storage, { licenseRequestType: 'license-release' });
+    await expect.poll(site.cids).toEqual(['A', 'B']);
+    site.give('B');
+    await release;
+    expect(h.seen.license.map((l) => l.header)).toEqual(['token-A', 'token-B']);
+    // Two removals at once: Shaka does not say whose release it is, and nothing is guessed.
+    handle.remove('C', new Promise<void>(noop));
+    const error = await rejection(
+      requestLicense(storage, { licenseRequestType: 'license-release', maxAttempts: 1 }),
+    );
+    expect(findLicenseAuthError(error)?.message).toMatch(/several removals.*remove one at a time/);
+    done();
+    await storage.destroy();
+  });
+});
+
+test("a persistent session released after its load ended carries that load's cid", async () => {
+  const { site, player, handle, play } = await playerWithSite();
   play(handle, 'A');
   await expect.poll(site.cids).toEqual(['A']);
   site.give('A');
-  // The preload's DRM engine, whose info the player reports once player.load() took it.
-  const drmInfo = { keySystem: 'com.widevine.alpha' } as Shaka.default.extern.DrmInfo;
-  handle.preload('P', Promise.resolve());
-  await expect.poll(site.cids).toEqual(['A', 'P']);
-  site.give('P');
-  await requestLicense(player, { drmInfo, context: { isPreload: true } });
-  player.drmInfo = () => drmInfo;
-  // A renewal of the preloaded title, now playing: still P, and now the player's load.
-  await requestLicense(player, { drmInfo, licenseRequestType: 'license-renewal' });
-  expect(h.seen.license.map((l) => l.header)).toEqual(['token-P', 'token-P']);
-  // The next load ends it: a request of P's still waiting for a token is dropped.
-  handle.load('A');
-  // Its PlayReady request (the same DRM engine) waits for a token of its own.
-  drmInfo.keySystem = 'com.microsoft.playready';
-  const stale = rejection(requestLicense(player, { drmInfo }));
-  await expect.poll(reached).toBe(3);
-  void player.load(`${SITE}/A.mpd`).catch(noop);
-  expect(findLicenseAuthError(await stale)?.code).toBe('ABORTED');
+  const engineA = { keySystem: 'com.widevine.alpha' } as Shaka.default.extern.DrmInfo;
+  player.drmInfo = () => engineA;
+  await requestLicense(player, { drmInfo: engineA, sessionType: 'persistent-license' });
+  play(handle, 'B');
+  await expect.poll(site.cids).toEqual(['A', 'B']);
+  site.give('B');
+  player.drmInfo = () => ({ keySystem: 'com.widevine.alpha' }) as Shaka.default.extern.DrmInfo;
+  // A's engine releases its session (Shaka's unload): A's token, though A's load has ended.
+  await requestLicense(player, { drmInfo: engineA, licenseRequestType: 'license-release' });
+  expect(h.seen.license.map((l) => l.header)).toEqual(['token-A', 'token-A']);
 });
 
 describe('resetConfiguration()', () => {

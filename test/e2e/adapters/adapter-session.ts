@@ -16,6 +16,7 @@ import type {
   AdapterStatus,
   NextAsset,
   PlayerAction,
+  ShakaStep,
 } from './page/adapter-api.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('./page/', import.meta.url));
@@ -54,6 +55,7 @@ export interface PlayerPage {
   next(id: string, asset: NextAsset): Promise<void>;
   store(id: string, asset: NextAsset): Promise<void>;
   act(id: string, action: PlayerAction): Promise<void>;
+  shaka(id: string, step: ShakaStep): Promise<void>;
   /** Polls the player until `done` holds; fails with the last status after `timeoutMs`. */
   waitFor(
     id: string,
@@ -183,6 +185,10 @@ function playerPage(page: Page, origin: string): PlayerPage {
       page.evaluate(([i, a]) => (globalThis as unknown as PageWindow).adapters.act(i, a), [
         id,
         action,
+    shaka: (id, step) =>
+      page.evaluate(([i, s]) => (globalThis as unknown as PageWindow).adapters.shaka(i, s), [
+        id,
+        step,
       ] as const),
     waitFor: (id, what, done, timeoutMs) => pollStatus(status, id, what, done, timeoutMs),
     async frameAt(id, seconds) {

@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { e2eSkipped, SKIP_NOTICE } from '../support/chromium.ts';
 import { ENVELOPE, GATE_HEADER } from '../support/license-gate.ts';
 import { PLAYERS, type AdapterSetup, type PlayerName } from './page/adapter-api.ts';
+import { SAMPLE } from '../support/site.ts';
 import { ASSETS, B_KID, useAdapterSession, type AdapterSession } from './adapter-session.ts';
 import { expectDecryptedPlayback, firstAppError } from './playback-proof.ts';
 
@@ -218,6 +219,77 @@ describe.skipIf(skip)('a viewing session on one player', () => {
   // token and was refused with 7012).
   test("Shaka: B's first license request comes before a download's, and each keeps its own", async () => {
     await downloadWhileSwitching(await playingAWithDownloadToken('/token'));
+  });
+
+  describe('Shaka: each preload and download carries its own cid, whatever the order', () => {
+    /** Shaka playing A (named with auth.load), with the site's tokens for every cid. */
+    async function playingA() {
+      const started = await start(session, 'shaka', {
+        options: {
+          name: ASSETS.a,
+          tokenUrl: `${session.site.url}/token`,
+          licenseServer: licenseServer(),
+        },
+      });
+      await expectDecryptedPlayback(started.page, 'shaka');
+      return started;
+    }
+    const asset = (cid: string, dir: string) => ({
+      cid,
+      manifestUrl: manifestOf(session, 'shaka', dir),
+    });
+
+    // A preload asks for its licenses while it preloads (Shaka creates its sessions from the
+    // manifest's init data), both at once here. The download asset is A's content under its own
+    // cid: licensed on B's token it would be refused, and B on its token too.
+    test('two preloads, the second played first: each is licensed for its own cid and key', async () => {
+      const { page, flow } = await playingA();
+      await page.shaka('shaka', { preload: asset(ASSETS.b, 'content-b') });
+      await page.shaka('shaka', { preload: asset(ASSETS.download, 'content-download') });
+      await page.shaka('shaka', { loadPreloaded: ASSETS.download });
+      await expectNextPlays(session, 'shaka', ASSETS.download);
+      await page.shaka('shaka', { loadPreloaded: ASSETS.b });
+      await expectNextPlays(session, 'shaka', ASSETS.b);
+      expect(new Set(issuedCids(flow()))).toEqual(new Set([ASSETS.a, ASSETS.download, ASSETS.b]));
+      expect(new Set(issuedKids(flow(), ASSETS.download))).toEqual(new Set([SAMPLE.kid]));
+      expect(new Set(issuedKids(flow(), ASSETS.b))).toEqual(new Set([B_KID]));
+      expect(new Set(verdictsOn(flow()))).toEqual(new Set(['issued']));
+    });
+
+    test("a preload never played, then A loaded again: A's license goes with A's token", async () => {
+      const { page, flow } = await playingA();
+      await page.shaka('shaka', { preload: asset(ASSETS.b, 'content-b') });
+      await page.shaka('shaka', { reload: manifestOf(session, 'shaka', 'content') });
+      const sentA = (s: { sentCids: string[] }) => s.sentCids.filter((c) => c === ASSETS.a);
+      await page.waitFor('shaka', "A's second license", (s) => sentA(s).length >= 2);
+      await expectDecryptedPlayback(page, 'shaka');
+      const issuedA = flow().filter((e) => e.type === 'license-issued' && e.cid === ASSETS.a);
+      expect(issuedA.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(issuedKids(flow(), ASSETS.b))).toEqual(new Set([B_KID]));
+      expect(new Set(verdictsOn(flow()))).toEqual(new Set(['issued']));
+    });
+
+    // This browser's ClearKey keeps no persistent licenses: a Storage stores without asking for
+    // one (the license requests of two downloads are in packages/player/test/playlist-shaka.test.ts).
+    test('two Storage downloads at once beside A: both complete, each with its own token', async () => {
+      const { page, flow, siteLog } = await playingA();
+      const logAt = siteLog().length;
+      await page.store('shaka', asset(ASSETS.download, 'content-download'));
+      await page.store('shaka', asset(ASSETS.b, 'content-b'));
+      const status = await page.waitFor(
+        'shaka',
+        'both downloads',
+        (s) => Object.keys(s.storedBy).length === 2,
+        30_000,
+      );
+      expect(status.storedBy).toEqual({ [ASSETS.download]: 'done', [ASSETS.b]: 'done' });
+      const asked = siteLog()
+        .slice(logAt)
+        .flatMap((e) => (e.source === 'token' && e.event.type === 'request' ? [e.event.cid] : []));
+      expect(new Set(asked)).toEqual(new Set([ASSETS.download, ASSETS.b]));
+      expect(status.errors).toEqual([]);
+      expect(new Set(verdictsOn(flow()))).toEqual(new Set(['issued']));
+    });
   });
 
   describe("the app's own envelope around the challenge, and a first token refused with 7011", () => {

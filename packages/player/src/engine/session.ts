@@ -58,8 +58,12 @@ export interface PlayerLoads {
   ended(why: string): void;
   /** The session of the load under way (opened on first use). */
   current(): LoadSession;
-  /** A session opened elsewhere (Shaka's preload) became the player's load. */
-  adopt(session: LoadSession): void;
+  /**
+   * The next load the player starts is this session's (Shaka: the preload the app handed to
+   * `player.load()`), or a session of the cid named last (`undefined`); the cid named last stays
+   * for the loads after.
+   */
+  take(session: LoadSession | undefined): void;
   /** Ends every session this tracker opened or adopted (detach). */
   endAll(why: string): void;
 }
@@ -69,6 +73,7 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
   let renamed = false;
   let lastSource: string | undefined;
   let session: LoadSession | undefined;
+  let taken: LoadSession | undefined;
   const loads: PlayerLoads = {
     name(cid) {
       if (typeof cid !== 'string' || !cid.trim()) {
@@ -83,10 +88,11 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
     started(source) {
       const same = source !== undefined && source === lastSource && !renamed;
       lastSource = source;
-      if (same && session && !session.ended) return session;
+      if (same && session && !session.ended && !taken) return session;
       session?.end('The player moved on to another asset.');
       renamed = false;
-      session = open(named);
+      session = taken ?? open(named);
+      taken = undefined;
       return session;
     },
     ended(why) {
@@ -96,14 +102,30 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
       if (!session || session.ended) session = open(named);
       return session;
     },
-    adopt(adopted) {
-      if (adopted === session) return;
-      session?.end('The player moved on to another asset.');
-      session = adopted;
+    take(next) {
+      taken = next;
     },
     endAll(why) {
       session?.end(why, false);
     },
   };
   return loads;
+}
+
+/**
+ * Load identity: what a player gives for one operation (Shaka: a DRM engine's `drmInfo`, a preload
+ * manager) bound to that operation's session. An adapter binds it when the operation begins and
+ * looks every request up by it, never by the order requests arrive in; the first binding holds.
+ */
+export interface Operations {
+  bind(key: object, session: LoadSession): void;
+  of(key: unknown): LoadSession | undefined;
+}
+
+export function trackOperations(): Operations {
+  const bound = new WeakMap<object, LoadSession>();
+  return {
+    bind: (key, session) => void (!key || bound.has(key) || bound.set(key, session)),
+    of: (key) => (typeof key === 'object' && key ? bound.get(key) : undefined),
+  };
 }

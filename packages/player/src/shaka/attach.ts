@@ -1,6 +1,6 @@
 import { createEngine } from '../engine/engine.ts';
 import { serverCertificates } from '../engine/certificates.ts';
-import { drmTypeFor } from '../engine/key-systems.ts';
+import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
 import { invalidOptions, resolveOptions } from '../engine/options.ts';
 import type { LicenseAuthHandle as Handle, PrefetchOptions } from '../engine/handle.ts';
 import type { LicenseAuthEvents } from './events.ts';
@@ -21,21 +21,30 @@ import {
 } from './shaka-types.ts';
 
 /**
- * What `attachLicenseAuth` returns: `on` also takes `licenseFailed`; `preload` and `store` name
- * the asset of a `player.preload()` and of a Storage download.
+ * What `attachLicenseAuth` returns: `on` also takes `licenseFailed`; `preload`, `store` and
+ * `remove` name the asset of a `player.preload()`, a Storage download and a Storage removal.
  */
 export interface LicenseAuthHandle extends Handle<LicenseAuthEvents> {
   /**
-   * `auth.preload('movie-2', player.preload(url))`: the preload's license requests (and the
-   * load that takes the preload later) use this cid. Returns what it was given.
+   * `auth.preload('movie-2', player.preload(url))`, in one expression (`preload()` copies the
+   * configuration when called): its token is fetched at once, its license requests and those of
+   * the load that takes it (`player.load(manager)`) use this cid; other loads keep the cid named
+   * with `load()`. Returns what it was given.
    */
-  preload<T extends PromiseLike<unknown>>(contentId: string, preloading: T): T;
+  preload<T extends object>(contentId: string, preloading: T): T;
   /**
-   * `auth.store('movie-2', storage.store(url))`: the download's token is fetched at once, its
-   * license requests use this cid, and the player's unloads and loads leave them alone until the
-   * download ends. Returns what it was given.
+   * `auth.store('movie-2', storage.store(url))`, in one expression (`store()` copies the
+   * configuration when called): the download's token is fetched at once, its license requests use
+   * this cid, and the player's unloads and loads leave them alone until the download ends.
+   * Returns what it was given.
    */
   store<T extends Operation>(contentId: string, operation: T): T;
+  /**
+   * `auth.remove('movie-2', storage.remove(offlineUri))` (or `storage.removeEmeSessions()`): the
+   * release requests carry this cid's token until the removal ends. One removal at a time.
+   * Returns what it was given.
+   */
+  remove<T extends Operation>(contentId: string, operation: T): T;
 }
 
 /** What the handle uses of a shaka.Player, or of a shaka.offline.Storage (no events, no sessions). */
@@ -45,6 +54,7 @@ interface Target extends SessionHost {
   configure(config: object): unknown;
   resetConfiguration?(): void;
   drmInfo?(): DrmInfo | null;
+  load?(asset: unknown, ...rest: unknown[]): Promise<unknown>;
   getAssetUri?(): string | null;
   isFullyLoaded?(): boolean;
   addEventListener?(type: string, listener: (event: never) => void): void;
@@ -83,8 +93,11 @@ export function attachLicenseAuth(
   // Configuration the app left empty is filled in, and taken out again on detach.
   const config = target.getConfiguration().drm;
   const servers: Record<string, string> = {};
+  // One URL for every key system fills FairPlay only with `fairplay` options: on Safari a FairPlay
+  // server makes Shaka play every HLS load natively (`streaming.useNativeHlsForFairPlay`).
+  const oneUrl = typeof (opts.licenseProxy ?? opts.licenseServer) === 'string' && !opts.fairplay;
   for (const [keySystem, url] of Object.entries(engine.servers)) {
-    if (!config.servers[keySystem]) servers[keySystem] = url;
+    if (!config.servers[keySystem] && !(oneUrl && isFairPlay(keySystem))) servers[keySystem] = url;
   }
   engine.checkHeader([
     ...Object.values(engine.servers),
@@ -107,11 +120,17 @@ export function attachLicenseAuth(
     if (url) certificateUrls.add(url);
   }
   const previousFailureCallback = config.failureCallback;
+  const previousTransform = config.initDataTransform;
   const routing = createLoadRouting(
     engine,
-    () => target.drmInfo?.(),
-    // A load under way that has not handed its DRM engine to the player yet (a Storage has none).
+    previousTransform,
+    target.drmInfo && (() => target.drmInfo!()),
+    // A load under way that has not handed its DRM engine to the player yet.
     () => target.isFullyLoaded?.() === false && !!target.getAssetUri?.() && !target.drmInfo?.(),
+    (initDataTransform) => {
+      ours.drm.initDataTransform = initDataTransform;
+      target.configure({ drm: { initDataTransform } });
+    },
   );
 
   // The request as it was made, before the filters (the app's too) changed it: a re-send with a
@@ -149,7 +168,9 @@ export function attachLicenseAuth(
     opts.sessionRetries,
     filters.dropped,
   );
-  const ours = { drm: { servers, advanced, failureCallback } };
+  const ours = {
+    drm: { servers, advanced, failureCallback, initDataTransform: routing.transform },
+  };
   target.configure(ours);
   // resetConfiguration() would take the servers, the certificate and the failure callback away
   // while the filters stay: the handle's configuration is applied again after it.
@@ -158,6 +179,14 @@ export function attachLicenseAuth(
     target.resetConfiguration = function (this: Target) {
       resetConfiguration.call(this);
       target.configure(ours);
+    };
+  }
+  // The preload manager the app hands to player.load() says which preload that load takes.
+  const load = target.load;
+  if (load) {
+    target.load = function (this: Target, asset, ...rest) {
+      engine.loads.take(routing.operations.of(asset));
+      return load.call(this, asset, ...rest);
     };
   }
   net.registerRequestFilter(filters.requestFilter);
@@ -198,12 +227,15 @@ export function attachLicenseAuth(
     load: engine.loads.name,
     clearTokens: engine.clearTokens,
     preload(contentId, preloading) {
-      engine.loads.name(contentId);
       autoPrefetch(routing.preload(contentId, preloading));
       return preloading;
     },
     store(contentId, operation) {
       autoPrefetch(routing.download(contentId, operation));
+      return operation;
+    },
+    remove(contentId, operation) {
+      routing.removal(contentId, operation);
       return operation;
     },
     on: engine.emitter.on,
@@ -212,6 +244,7 @@ export function attachLicenseAuth(
       attached = false;
       if (net.request !== request) net.request = request;
       if (resetConfiguration) target.resetConfiguration = resetConfiguration;
+      if (load) target.load = load;
       net.unregisterRequestFilter(filters.requestFilter);
       net.unregisterResponseFilter(filters.responseFilter);
       engines.delete(net);
@@ -221,10 +254,15 @@ export function attachLicenseAuth(
       // Shaka resets a configuration entry given as undefined.
       const unset = (added: object) =>
         Object.fromEntries(Object.keys(added).map((k) => [k, undefined]));
-      const restore =
-        target.getConfiguration().drm.failureCallback === failureCallback
-          ? { failureCallback: previousFailureCallback }
-          : {};
+      const now = target.getConfiguration().drm;
+      const restore = {
+        ...(now.failureCallback === failureCallback && {
+          failureCallback: previousFailureCallback,
+        }),
+        ...(now.initDataTransform === routing.transform && {
+          initDataTransform: previousTransform,
+        }),
+      };
       target.configure({
         drm: { servers: unset(servers), advanced: unset(advanced), ...restore },
       });

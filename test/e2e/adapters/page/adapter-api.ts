@@ -97,6 +97,8 @@ export interface AdapterStatus {
   encrypted: boolean;
   /** Shaka Storage: `done`, or the error the download ended with. */
   stored?: string;
+  /** Shaka Storage, per cid of `store()`: `done`, or the error that download ended with. */
+  storedBy: Record<string, string>;
   /** The handle's license events, in order. */
   licenses: Array<
     | { event: 'sent'; refreshed: boolean; tokenSource: string }
@@ -114,6 +116,14 @@ export interface AdapterHarness {
   store(id: string, asset: NextAsset): Promise<void>;
   /** Does `action` on the player (each player has its own). */
   act(id: string, action: PlayerAction): Promise<void>;
+  /** Shaka only: one step of the app's own, with Shaka's preload and load calls. */
+  shaka(id: string, step: ShakaStep): Promise<void>;
   /** Pauses, seeks to `seconds` and resolves once that frame is on screen, with its media time. */
   showFrame(id: string, seconds: number): Promise<number>;
 }
+
+/**
+ * A Shaka step: `auth.preload(cid, player.preload(url))`; `player.load()` of the preload made for
+ * `loadPreloaded` (a cid); `player.load(url)` with no cid named (the app restarts what plays).
+ */
+export type ShakaStep = { preload: NextAsset } | { loadPreloaded: string } | { reload: string };

@@ -21,6 +21,7 @@ import type {
   PageAuthOptions,
   PlayerAction,
   PlayerName,
+  ShakaStep,
 } from './adapter-api.ts';
 import { showFrame, type FrameVideo } from '../../page/show-frame.ts';
 
@@ -63,6 +64,7 @@ interface Started {
   next(asset: NextAsset): void;
   store?(asset: NextAsset): Promise<unknown>;
   act?(action: PlayerAction): void;
+  shaka?(step: ShakaStep): Promise<void>;
 }
 interface Entry {
   video: VideoElement;
@@ -147,6 +149,8 @@ function wrap(envelope: string, challenge: unknown): Uint8Array | string {
   return out;
 }
 
+type PreloadManager = InstanceType<typeof shaka.media.PreloadManager>;
+
 // Shaka's own code for a load that a later load() interrupted: apps expect it and ignore it.
 const LOAD_INTERRUPTED = 7000;
 
@@ -166,12 +170,13 @@ const players: Record<PlayerName, Start> = {
     player.addEventListener('error', (event: unknown) =>
       fail((event as { detail?: unknown }).detail, 'error event'),
     );
-    const load = (url: string) =>
-      player.load(url).catch((error: unknown) => {
+    const load = (asset: string | PreloadManager) =>
+      player.load(asset).catch((error: unknown) => {
         if ((error as { code?: number }).code !== LOAD_INTERRUPTED) fail(error, 'load()');
       });
     if (options.name) auth.load(options.name);
     void load(manifestUrl);
+    const preloads = new Map<string, Promise<PreloadManager | null>>();
     return {
       auth,
       next({ cid, manifestUrl: url }) {
@@ -183,6 +188,18 @@ const players: Record<PlayerName, Start> = {
         // No persistent licenses in this browser's ClearKey: the stored copy asks for its own.
         storage.configure({ offline: { usePersistentLicense: false } });
         return auth.store(cid, storage.store(url)).promise.finally(() => storage.destroy());
+      },
+      async shaka(step) {
+        if ('preload' in step) {
+          const { cid, manifestUrl: url } = step.preload;
+          preloads.set(cid, auth.preload(cid, player.preload(url)));
+        } else if ('loadPreloaded' in step) {
+          const preloaded = await preloads.get(step.loadPreloaded);
+          if (!preloaded) throw new Error(`No preload of ${step.loadPreloaded}.`);
+          void load(preloaded);
+        } else {
+          void load(step.reload);
+        }
       },
     };
   },
@@ -315,7 +332,13 @@ const adapters: AdapterHarness = {
     video.muted = true;
     video.autoplay = true;
     page.document.body.append(video);
-    const status: Entry['status'] = { errors: [], licenses: [], sentCids: [], encrypted: false };
+    const status: Entry['status'] = {
+      errors: [],
+      licenses: [],
+      sentCids: [],
+      encrypted: false,
+      storedBy: {},
+    };
     const fail = (error: unknown, source: string) => status.errors.push(describe(error, source));
     video.addEventListener('encrypted', () => (status.encrypted = true));
     const started = await players[setup.player](video, setup, fail);
@@ -358,9 +381,16 @@ const adapters: AdapterHarness = {
     const { started, status } = entry(id);
     if (!started.store) throw new Error(`Player "${id}" has no Storage.`);
     started.store(asset).then(
-      () => (status.stored = 'done'),
-      (error: unknown) => (status.stored = JSON.stringify(describe(error, 'store()'))),
+      () => (status.stored = status.storedBy[asset.cid] = 'done'),
+      (error: unknown) =>
+        (status.stored = status.storedBy[asset.cid] = JSON.stringify(describe(error, 'store()'))),
     );
+  },
+
+  async shaka(id, step) {
+    const { started } = entry(id);
+    if (!started.shaka) throw new Error(`Player "${id}" is not a Shaka player.`);
+    await started.shaka(step);
   },
 };
 

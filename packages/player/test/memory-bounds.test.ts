@@ -45,7 +45,8 @@ describe('1,000 titles on one handle', () => {
   test('a preload the player took is its load: never ended for the preloads after it', () => {
     const e = engine();
     const taken = e.open('cid-taken');
-    e.loads.adopt(taken);
+    e.loads.take(taken);
+    expect(e.loads.started()).toBe(taken);
     for (let i = 0; i < 1000; i++) e.open(`cid-${i}`);
     expect(taken.ended).toBe(false);
   });

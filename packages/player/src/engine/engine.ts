@@ -237,8 +237,9 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     players.add(session);
     return session;
   });
-  const { adopt } = loads;
-  loads.adopt = (session) => (players.add(session), adopt(session));
+  // A preload the player takes is its load from then on: never ended as one of too many open.
+  const { take } = loads;
+  loads.take = (session) => (session && players.add(session), take(session));
 
   const engine: Engine<E> = {
     options: opts,

@@ -89,7 +89,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore
     async members(key, nowMs) {
       const set = live(sets, key);
       if (set === undefined) return [];
-      return [...set.members].filter(([, until]) => until > nowMs).sort(byExpiry).map(([m]) => m);
+      return [...set.members]
+        .filter(([, until]) => until > nowMs)
+        .sort(byExpiry)
+        .map(([m]) => m);
     },
     async close() {
       values.clear();
@@ -126,4 +129,5 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore
   }
 }
 
-const byExpiry = (a: [string, number], b: [string, number]) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1);
+const byExpiry = (a: [string, number], b: [string, number]) =>
+  a[1] - b[1] || (a[0] < b[0] ? -1 : 1);

@@ -113,7 +113,8 @@ describe.each(stores)('the %s store', (_name, make) => {
     const store = make();
     const k = key('remove');
     const rule = { nowMs: now, untilMs: now + 30_000, limit: 0, evict: 'refuse' as const };
-    for (const m of ['a', 'b', 'c', 'd']) expect((await store.admit(k, m, rule)).admitted).toBe(true);
+    for (const m of ['a', 'b', 'c', 'd'])
+      expect((await store.admit(k, m, rule)).admitted).toBe(true);
     expect(await store.remove(k, 'b')).toBe(true);
     expect(await store.remove(k, 'b')).toBe(false);
     expect(await store.members(k, now)).toEqual(['a', 'c', 'd']);

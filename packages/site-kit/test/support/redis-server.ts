@@ -97,4 +97,3 @@ function freePort(): Promise<number> {
     });
   });
 }
-

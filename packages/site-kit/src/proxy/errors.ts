@@ -17,6 +17,7 @@ import type { Answer } from '../http/exchange.ts';
  * | SITE_REFUSED             | 401/403 | the site's `authorize` refused: its own status and reason     |
  * | SITE_ERROR               | 500     | `authorize` threw or answered no decision; no token was made  |
  * | SITE_TIMEOUT             | 503     | `authorize` did not decide within `timeouts.authorizeMs`      |
+ * | RATE_LIMITED             | 429/503 | over a budget of `rateLimit` (503: its store is away and the site chose to refuse) |
  * | UPSTREAM_UNREACHABLE     | 502     | the license service could not be reached                      |
  * | UPSTREAM_BAD_ANSWER      | 502     | it answered a redirect, or a json license the proxy cannot read |
  * | UPSTREAM_ANSWER_TOO_LARGE| 502     | its answer is over `maxAnswerBytes`                           |
@@ -34,6 +35,7 @@ export type ProxyErrorCode =
   | 'SITE_REFUSED'
   | 'SITE_ERROR'
   | 'SITE_TIMEOUT'
+  | 'RATE_LIMITED'
   | 'UPSTREAM_UNREACHABLE'
   | 'UPSTREAM_BAD_ANSWER'
   | 'UPSTREAM_ANSWER_TOO_LARGE'
@@ -56,6 +58,7 @@ const STATUS: Record<Exclude<ProxyErrorCode, 'SITE_REFUSED'>, number> = {
   BODY_TOO_LARGE: 413,
   SITE_ERROR: 500,
   SITE_TIMEOUT: 503,
+  RATE_LIMITED: 429,
   UPSTREAM_UNREACHABLE: 502,
   UPSTREAM_BAD_ANSWER: 502,
   UPSTREAM_ANSWER_TOO_LARGE: 502,

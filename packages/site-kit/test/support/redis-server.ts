@@ -1,8 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
+import { delimiter, join } from 'node:path';
 
-const REDIS_SERVER = '/usr/bin/redis-server';
+// As dev.sh looks for it: REDIS_SERVER, else Debian's path, else PATH.
+function redisServer(): string | undefined {
+  const given = process.env['REDIS_SERVER']?.trim();
+  if (given) return existsSync(given) ? given : undefined;
+  if (existsSync('/usr/bin/redis-server')) return '/usr/bin/redis-server';
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    if (dir !== '' && existsSync(join(dir, 'redis-server'))) return join(dir, 'redis-server');
+  }
+  return undefined;
+}
 
 /** A real Redis on a free loopback port, off the disk; one per test file, stopped by its PID. */
 export interface RedisServer {
@@ -21,13 +31,14 @@ export interface RedisServer {
 }
 
 export async function startRedis(): Promise<RedisServer> {
-  if (!existsSync(REDIS_SERVER)) {
+  const binary = redisServer();
+  if (binary === undefined) {
     throw new Error(
-      `${REDIS_SERVER} is missing: these tests need a real Redis. Install it with: sudo apt-get install -y redis-server`,
+      'redis-server is missing (REDIS_SERVER, /usr/bin/redis-server, PATH): these tests need a real Redis. Install it with: sudo apt-get install -y redis-server (macOS: brew install redis)',
     );
   }
   const port = await freePort();
-  let child = await launch(port);
+  let child = await launch(binary, port);
   const exited = (c: ChildProcess) =>
     new Promise<void>((resolve) => {
       if (c.exitCode !== null || c.signalCode !== null) resolve();
@@ -46,7 +57,7 @@ export async function startRedis(): Promise<RedisServer> {
       await exited(child);
     },
     async restart() {
-      child = await launch(port);
+      child = await launch(binary, port);
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -58,9 +69,9 @@ export async function startRedis(): Promise<RedisServer> {
   return server;
 }
 
-async function launch(port: number): Promise<ChildProcess> {
+async function launch(binary: string, port: number): Promise<ChildProcess> {
   const child = spawn(
-    REDIS_SERVER,
+    binary,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
     { stdio: 'ignore' },
   );

@@ -8,6 +8,7 @@ import { createMemoryStore } from '../store/memory-store.ts';
 import { deviceKey, userKey, type SharedStore } from '../store/store.ts';
 import { LIMIT_MESSAGES, resolveLimitCodes, type LimitRefusalKind } from './refusals.ts';
 
+/** Options of {@link createLicenseLimits}: the store, the limits, the outage policy, the refusals. */
 export interface LicenseLimitsOptions {
   /** Where the counts live: default one process's memory; a Redis store for many servers. */
   store?: SharedStore;
@@ -33,6 +34,7 @@ export interface LicenseLimitsOptions {
   codes?: Partial<Record<LimitRefusalKind, string>>;
   /** The sentences the player shows, by kind (see LIMIT_MESSAGES). */
   messages?: Partial<Record<LimitRefusalKind, string>>;
+  /** Refusals, evictions and outages, for logs and metrics; never a key. */
   onEvent?: (event: LimitsEvent) => void;
   /** The clock, ms; default Date.now. The servers of a site share it as far as NTP keeps them. */
   now?: () => number;
@@ -52,6 +54,7 @@ export interface LicenseAsk {
   streamId?: string;
 }
 
+/** What {@link LicenseLimits.check} decided: allowed (with the counts) or refused (in both answer shapes). */
 export type LimitVerdict =
   | {
       allow: true;
@@ -74,11 +77,13 @@ export type LimitVerdict =
       site: SiteRefusal;
     };
 
+/** What the limits report to `onEvent`. */
 export type LimitsEvent =
   | StoreOutageEvent
   | { type: 'limit-refused'; kind: LimitRefusalKind }
   | { type: 'limit-evicted'; streams: number; devices: number };
 
+/** The limits and bans of one site, made by {@link createLicenseLimits}. */
 export interface LicenseLimits {
   /**
    * Decides one license or renewal. Never waits past `deadlineMs` and never fails on the store (the
@@ -89,8 +94,11 @@ export interface LicenseLimits {
   endStream(ask: LicenseAsk): Promise<boolean>;
   /** From the next license or renewal, on every server sharing the store; `seconds`: for a while. */
   banUser(userId: string, options?: { seconds?: number }): Promise<void>;
+  /** Lifts a user's ban, on every server sharing the store. */
   unbanUser(userId: string): Promise<void>;
+  /** From the next license or renewal of the device, whoever's; `seconds`: for a while. */
   banDevice(deviceId: string, options?: { seconds?: number }): Promise<void>;
+  /** Lifts a device's ban. */
   unbanDevice(deviceId: string): Promise<void>;
   /** Forgets a registered device of the user (a "remove this device" in the account page). */
   removeDevice(userId: string, deviceId: string): Promise<boolean>;

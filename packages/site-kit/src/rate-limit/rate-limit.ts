@@ -15,6 +15,7 @@ export interface RateBudget {
   seconds: number;
 }
 
+/** Options of {@link createRateLimit}: the store, the budgets, the address, the outage policy. */
 export interface RateLimitOptions {
   /** Default one process's memory; a Redis store's connection for many servers. */
   store?: SharedStore;
@@ -33,6 +34,7 @@ export interface RateLimitOptions {
   onOutage?: OutagePolicy;
   /** Before every key; default "multidrm:". */
   keyPrefix?: string;
+  /** Decisions made without the store, for logs and metrics. */
   onEvent?: (event: StoreOutageEvent) => void;
 }
 

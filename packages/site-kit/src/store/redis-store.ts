@@ -1,4 +1,4 @@
-import { createClient, type RedisClientOptions } from '@redis/client';
+import { createClient, type RedisClientOptions, type RedisClientType } from '@redis/client';
 import { SiteKitError } from '../errors.ts';
 import { storeScripts, type AdmitReply } from './redis-scripts.ts';
 import type { SharedStore } from './store.ts';
@@ -21,8 +21,8 @@ export type RedisStoreEvent =
   | { type: 'redis-error'; reason: string }
   | { type: 'redis-reconnecting'; attempt: number };
 
-/** The node-redis client the store made, with its scripts: rate limits share its connection. */
-export type StoreRedisClient = ReturnType<typeof makeClient>;
+/** The node-redis client the store made: rate limits share its connection. */
+export type StoreRedisClient = RedisClientType;
 
 /** A SharedStore on Redis, for many servers: what it holds, every server of the site sees. */
 export interface RedisStore extends SharedStore {
@@ -78,7 +78,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   return {
     kind: 'redis',
-    client,
+    client: client as unknown as StoreRedisClient,
     ready: () => connected,
     async increment(key, ttlMs) {
       return Number(await client.siteKitIncrement(key, Math.max(1, Math.ceil(ttlMs))));

@@ -14,6 +14,7 @@ export interface SharedStore {
   setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean>;
   /** Sets `value`, replacing any; no `ttlMs`: kept until deleted. */
   set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** The value, or undefined when the key holds none (or it expired). */
   get(key: string): Promise<string | undefined>;
   /** True when something was deleted. */
   delete(key: string): Promise<boolean>;
@@ -31,6 +32,7 @@ export interface SharedStore {
   close(): Promise<void>;
 }
 
+/** How `admit` treats a member: the time, the member's expiry, the limit and what happens at it. */
 export interface AdmitRule {
   nowMs: number;
   untilMs: number;
@@ -39,6 +41,7 @@ export interface AdmitRule {
   evict: 'refuse' | 'oldest';
 }
 
+/** What `admit` did. */
 export interface Admitted {
   /** The member is counted once the call returns. */
   admitted: boolean;

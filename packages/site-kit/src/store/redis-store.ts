@@ -84,11 +84,11 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return Number(await client.siteKitIncrement(key, Math.max(1, Math.ceil(ttlMs))));
     },
     async setIfAbsent(key, value, ttlMs) {
-      const options = ttlMs === undefined ? { NX: true } : { NX: true, PX: Math.max(1, ttlMs) };
-      return (await client.set(key, value, options as { NX: true })) !== null;
+      const set = await client.set(key, value, { condition: 'NX', ...expiration(ttlMs) });
+      return set !== null;
     },
     async set(key, value, ttlMs) {
-      await client.set(key, value, ttlMs === undefined ? undefined : { PX: Math.max(1, ttlMs) });
+      await client.set(key, value, expiration(ttlMs));
     },
     async get(key) {
       const value = await client.get(key);
@@ -125,6 +125,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       if (client.isOpen) client.destroy();
     },
   };
+}
+
+// No expiry: kept until deleted.
+function expiration(ttlMs: number | undefined): { expiration?: { type: 'PX'; value: number } } {
+  return ttlMs === undefined
+    ? {}
+    : { expiration: { type: 'PX', value: Math.max(1, Math.ceil(ttlMs)) } };
 }
 
 // The class and the sentence of a connection error; node-redis's messages hold no password.

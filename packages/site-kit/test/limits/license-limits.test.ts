@@ -145,6 +145,14 @@ describe.each(stores)('limits over the %s store', (_name, store) => {
     expect((await limits.check({ userId: 'u', deviceId: 'd' })).allow).toBe(true);
   });
 
+  it('lifts a ban given for a while once its time has passed', async () => {
+    const limits = limitsWith({});
+    await limits.banUser('u', { seconds: 0.01 });
+    expect((await limits.check({ userId: 'u' })).allow).toBe(false);
+    await new Promise((r) => setTimeout(r, 30));
+    expect((await limits.check({ userId: 'u' })).allow).toBe(true);
+  });
+
   it('uses the codes and sentences the site chose', async () => {
     const limits = limitsWith({
       maxStreams: 1,

@@ -52,6 +52,19 @@ describe.each(stores)('the %s store', (_name, make) => {
     expect(await store.get(k)).toBeUndefined();
   });
 
+  it('forgets a value set with a time to live once it has passed', async () => {
+    const store = make();
+    const [nx, plain] = [key('nx-ttl'), key('set-ttl')];
+    expect(await store.setIfAbsent(nx, 'a', 5)).toBe(true);
+    await store.set(plain, 'b', 5);
+    await store.set(key('kept'), 'c');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(await store.get(nx)).toBeUndefined();
+    expect(await store.get(plain)).toBeUndefined();
+    expect(await store.setIfAbsent(nx, 'again', 60_000)).toBe(true);
+    expect(await store.get(nx)).toBe('again');
+  });
+
   it('admits members up to the limit, renews a counted one and refuses one more', async () => {
     const store = make();
     const k = key('set');

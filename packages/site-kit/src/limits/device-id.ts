@@ -15,5 +15,5 @@ export function deviceIdFromClientMeta(value: string | null | undefined): string
   }
   if (typeof info !== 'object' || info === null) return undefined;
   const id = (info as Record<string, unknown>)['device_id'];
-  return typeof id === 'string' && id.length > 0 ? id : undefined;
+  return typeof id === 'string' && id.length > 0 && id.length <= 512 ? id : undefined;
 }

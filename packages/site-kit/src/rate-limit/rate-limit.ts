@@ -25,7 +25,8 @@ export interface RateLimitOptions {
   perUser?: RateBudget | false;
   /**
    * The client's address. Default: the socket's peer address under node:http (behind a reverse
-   * proxy, read the proxy's header here); elsewhere, give it (e.g. a platform's client IP header).
+   * proxy, read the proxy's header here); elsewhere, give it (e.g. a platform's client IP header):
+   * a request whose address is not known is not counted per address.
    */
   clientAddress?: (request: Request) => string | undefined;
   /** How long a decision may wait for the store; default 250 ms. */
@@ -157,7 +158,10 @@ export function createRateLimit(options: RateLimitOptions = {}): SiteRateLimit {
   return {
     byAddress(request, peer) {
       if (perAddress === undefined) return Promise.resolve(pass);
-      const address = (clientAddress === undefined ? peer : clientAddress(request())) ?? 'unknown';
+      const address = clientAddress === undefined ? peer : addressOf(clientAddress, request);
+      // Not known (a web runtime, and no clientAddress): not counted, rather than every client in
+      // one budget.
+      if (address === undefined || address === '') return Promise.resolve(pass);
       // The address's own slot, as a device's: an address is no one user's.
       return consume(perAddress, deviceKey('', address, 'a'));
     },
@@ -167,4 +171,17 @@ export function createRateLimit(options: RateLimitOptions = {}): SiteRateLimit {
       return consume(perUser, userKey('', userId, 'u'));
     },
   };
+}
+
+// The site's reading of the address; one that throws counts as none (the request is still served).
+function addressOf(
+  read: (request: Request) => string | undefined,
+  request: () => Request,
+): string | undefined {
+  try {
+    const address = read(request());
+    return typeof address === 'string' ? address.slice(0, 256) : undefined;
+  } catch {
+    return undefined;
+  }
 }

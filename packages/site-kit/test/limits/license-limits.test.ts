@@ -232,5 +232,8 @@ describe('limits options and asks', () => {
     expect(deviceIdFromClientMeta('%%%')).toBeUndefined();
     expect(deviceIdFromClientMeta(btoa('[1]'))).toBeUndefined();
     expect(deviceIdFromClientMeta(null)).toBeUndefined();
+    expect(deviceIdFromClientMeta(btoa(JSON.stringify({ device_id: 'x'.repeat(513) })))).toBe(
+      undefined,
+    );
   });
 });

@@ -120,6 +120,38 @@ describe('rate limits of the token endpoint', () => {
     expect((await ask(server.url)).status).toBe(429);
   });
 
+  it('count no address they do not know (a web runtime without clientAddress), nor one that fails to be read', async () => {
+    for (const clientAddress of [
+      undefined,
+      () => {
+        throw new Error('no header');
+      },
+    ]) {
+      const handler = createTokenHandler({
+        ...TUTO,
+        authorize: () => ({ allow: true, userId: 'u' }),
+        rateLimit: createRateLimit({
+          perAddress: { points: 1, seconds: 60 },
+          perUser: false,
+          ...(clientAddress === undefined ? {} : { clientAddress }),
+        }),
+      });
+      const post = () =>
+        handler(
+          new Request('https://site.example/token', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ cid: 'c1', drm_type: 'Widevine' }),
+          }),
+        );
+      for (let i = 0; i < 3; i++) {
+        const answer = await post();
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get('ratelimit')).toBeNull();
+      }
+    }
+  });
+
   it('hold across servers sharing a Redis store', async () => {
     const rate = { store, perAddress: { points: 3, seconds: 60 }, perUser: false as const };
     const prefix = `shared${++run}:`;
@@ -192,6 +224,7 @@ describe('rate limits of the custom-data endpoint and the proxy', () => {
 });
 
 describe('rate limits when Redis stalls', () => {
+  const CLIENT = { 'x-client': '198.51.100.1' };
   const stalledSite = async (onOutage: 'allow' | 'refuse', events: StoreOutageEvent[]) =>
     tokenSite({
       store,
@@ -209,10 +242,10 @@ describe('rate limits when Redis stalls', () => {
     const closed = await stalledSite('refuse', refusing);
     redis.pause();
     try {
-      const passed = await ask(open);
+      const passed = await ask(open, CLIENT);
       expect(passed.status).toBe(200);
       expect(passed.headers.get('ratelimit')).toBeNull();
-      const refused = await ask(closed);
+      const refused = await ask(closed, CLIENT);
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('1');
       expect(await refused.text()).toBe(
@@ -231,7 +264,7 @@ describe('rate limits when Redis stalls', () => {
       },
     ]);
     expect(refusing).toMatchObject([{ outcome: 'refused', cause: 'timeout' }]);
-    const back = await ask(closed);
+    const back = await ask(closed, CLIENT);
     expect(back.status).toBe(200);
     expect(back.headers.get('ratelimit')).toMatch(/^"address";r=\d+;t=\d+$/);
   });

@@ -94,7 +94,7 @@ export function createRateLimit(options: RateLimitOptions = {}): SiteRateLimit {
             useRedisPackage: true,
             rejectIfRedisNotReady: true,
           });
-    return { made, name, points, seconds };
+    return { made, name, points, seconds, policy: `"${name}";q=${points};w=${seconds}` };
   };
   const perAddress = limiter('address', o.perAddress, { points: 120, seconds: 60 });
   const perUser = limiter('user', o.perUser, { points: 60, seconds: 60 });
@@ -111,7 +111,7 @@ export function createRateLimit(options: RateLimitOptions = {}): SiteRateLimit {
     limit: NonNullable<ReturnType<typeof limiter>>,
     key: string,
   ): Promise<RateVerdict> {
-    const outcome = await storeDeadline(deadlineMs, () =>
+    const counted = () =>
       limit.made.consume(key).then(
         (res) => ({ over: false, res }),
         (rejected: unknown) => {
@@ -119,9 +119,13 @@ export function createRateLimit(options: RateLimitOptions = {}): SiteRateLimit {
           if (rejected instanceof RateLimiterRes) return { over: true, res: rejected };
           throw rejected;
         },
-      ),
-    );
-    const policy = `"${limit.name}";q=${limit.points};w=${limit.seconds}`;
+      );
+    // Memory cannot stall: no timer for it.
+    const outcome =
+      redis === undefined
+        ? { ok: true as const, value: await counted() }
+        : await storeDeadline(deadlineMs, counted);
+    const policy = limit.policy;
     if (!outcome.ok) {
       const refused = onOutage === 'refuse';
       emit({

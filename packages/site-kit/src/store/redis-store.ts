@@ -28,7 +28,10 @@ export type StoreRedisClient = RedisClientType;
 export interface RedisStore extends SharedStore {
   readonly kind: 'redis';
   readonly client: StoreRedisClient;
-  /** Resolves once connected (it reconnects by itself after an outage, with no restart). */
+  /**
+   * Resolves once connected, or once closed before it ever connected; until then decisions take the
+   * outage policy (it reconnects by itself after an outage, with no restart).
+   */
   ready(): Promise<void>;
 }
 
@@ -121,8 +124,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return (await client.zRangeByScore(key, `(${nowMs}`, '+inf')).map(String);
     },
     async close() {
-      await connected;
+      // Also while it is still trying to connect: a Redis that never came up must not hold the exit.
       if (client.isOpen) client.destroy();
+      await connected;
     },
   };
 }

@@ -76,6 +76,31 @@ async function untilCounted(limits: LicenseLimits): Promise<void> {
   throw new Error('the store did not come back');
 }
 
+describe('limits on a Redis that was never there', () => {
+  it('take the outage policy at once, and the store closes without ever connecting', async () => {
+    const events: RedisStoreEvent[] = [];
+    // A port nothing listens on: the one of a Redis started and stopped.
+    const gone = await startRedis();
+    await gone.stop();
+    const absent = createRedisStore({ url: gone.url, onEvent: (e) => events.push(e) });
+    const outages: LimitsEvent[] = [];
+    const limits = createLicenseLimits({
+      store: absent,
+      onOutage: 'refuse',
+      deadlineMs: 60_000,
+      onEvent: (e) => outages.push(e),
+    });
+    expect(await limits.check({ userId: 'u' })).toMatchObject({
+      allow: false,
+      kind: 'LIMITS_UNAVAILABLE',
+    });
+    // Refused by the client at once (no connection), not by the deadline.
+    expect(outages[0]).toMatchObject({ type: 'store-unavailable', cause: 'error' });
+    await absent.close();
+    expect(events.some((e) => e.type === 'redis-connected')).toBe(false);
+  });
+});
+
 describe('limits on a Redis that stalls, dies and comes back', () => {
   it('decide past the deadline while Redis is paused: open or closed as the site chose', async () => {
     const openEvents: LimitsEvent[] = [];

@@ -4,7 +4,8 @@
 # `test`). When Node (22.18 or newer in 22, 24, or 26 and newer) or pnpm is missing, it brings Node 24
 # and pnpm from the npm registry into a folder of its own (~/.cache/multidrm-tools) and says how to put
 # them on your PATH; it installs the workspace's dependencies first. The test commands check for
-# Chromium and ffmpeg before anything is downloaded, and name the command that installs them.
+# Chromium, ffmpeg and redis-server before anything is downloaded, and name the command that
+# installs them.
 set -euo pipefail
 
 tools="${MULTIDRM_TOOLS_DIR:-$HOME/.cache/multidrm-tools}"
@@ -38,6 +39,7 @@ install_command() {
       case "$name" in
       chromium) commands+=("brew install --cask chromium && export CHROME_PATH=/Applications/Chromium.app/Contents/MacOS/Chromium") ;;
       npm) commands+=("brew install node") ;;
+      redis-server) commands+=("brew install redis") ;;
       *) commands+=("brew install $name") ;;
       esac
     done
@@ -55,13 +57,15 @@ join() {
 }
 
 # The test commands need Chromium (the real-browser tests, found as test/e2e/support/chromium.ts finds
-# it: CHROME_PATH, else /usr/bin/chromium) and ffmpeg on PATH (the sample-content tests). Checked here,
-# in the first second, rather than minutes into the run; returns 1 after naming the command to run.
+# it: CHROME_PATH, else /usr/bin/chromium), ffmpeg on PATH (the sample-content tests) and redis-server
+# (site-kit's shared-store tests, found as packages/site-kit/test/support/redis-server.ts finds it:
+# REDIS_SERVER, else /usr/bin/redis-server, else PATH). Checked here, in the first second, rather
+# than minutes into the run; returns 1 after naming the command to run.
 check_prerequisites() {
-  local command="${1:-test}" need_chromium=false need_ffmpeg=false missing=() why=() needs=()
-  local e2e chrome
+  local command="${1:-test}" need_chromium=false need_ffmpeg=false need_redis=false missing=() why=()
+  local needs=() e2e chrome
   case "$command" in
-  test | test:unit) need_chromium=true need_ffmpeg=true ;;
+  test | test:unit) need_chromium=true need_ffmpeg=true need_redis=true ;;
   test:e2e) need_chromium=true ;;
   *) return 0 ;;
   esac
@@ -84,6 +88,16 @@ check_prerequisites() {
   if $need_ffmpeg && ! command -v ffmpeg >/dev/null 2>&1; then
     missing+=(ffmpeg) needs+=("ffmpeg (sample-content tests)")
     why+=("no ffmpeg on PATH")
+  fi
+  if $need_redis; then
+    if [ -n "${REDIS_SERVER:-}" ] && [ ! -x "$REDIS_SERVER" ]; then
+      missing+=(redis-server) needs+=("redis-server (shared-store tests)")
+      why+=("REDIS_SERVER is \"$REDIS_SERVER\", which is not an executable file")
+    elif [ -z "${REDIS_SERVER:-}" ] && [ ! -x /usr/bin/redis-server ] &&
+      ! command -v redis-server >/dev/null 2>&1; then
+      missing+=(redis-server) needs+=("redis-server (shared-store tests)")
+      why+=("no redis-server at /usr/bin/redis-server or on PATH")
+    fi
   fi
   [ ${#missing[@]} -eq 0 ] && return 0
 

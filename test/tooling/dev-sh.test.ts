@@ -183,6 +183,18 @@ describe('dev.sh checks the test prerequisites before it fetches anything', () =
     expect(r.stderr).toMatch(/install -y ffmpeg\n/);
   });
 
+  it('names redis-server (the shared-store tests) when REDIS_SERVER points at nothing', () => {
+    const r = devSh(['test'], machine().path, {
+      CHROME_PATH: '/bin/sh',
+      REDIS_SERVER: '/nonexistent/redis-server',
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'needs ffmpeg (sample-content tests) and redis-server (shared-store tests): no ffmpeg on PATH; REDIS_SERVER is "/nonexistent/redis-server", which is not an executable file.',
+    );
+    expect(r.stderr).toMatch(/install -y ffmpeg redis-server\n/);
+  });
+
   it('other commands are not held up by the check', () => {
     const { log, path } = machine();
     const r = devSh(['demo:web'], path, { CHROME_PATH: '/nonexistent/chromium' });

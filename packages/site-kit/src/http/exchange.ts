@@ -16,6 +16,8 @@ export interface Exchange {
   readBody(maxBytes: number): Promise<BodyResult>;
   /** The body as bytes (the license proxy's CDM messages), read only up to `maxBytes`. */
   readBytes(maxBytes: number): Promise<BytesResult>;
+  /** The peer's address, where the adapter has a socket (node:http); for per-address limits. */
+  peerAddress?(): string | undefined;
   /** The web Request, for a site's `authorize` that reads cookies or a session. */
   request(): Request;
 }

@@ -35,6 +35,10 @@ class NodeExchange implements Exchange {
     return readNodeBody<BytesResult>(this.req, maxBytes, bytesOf, BYTES_UNREADABLE);
   }
 
+  peerAddress(): string | undefined {
+    return this.req.socket.remoteAddress;
+  }
+
   // Without the body, which the handler has read already (as on the web path, where it is used).
   request(): Request {
     const req = this.req;

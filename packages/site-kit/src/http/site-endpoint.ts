@@ -12,6 +12,7 @@ import { toWebHandler, type WebHandler } from './web.ts';
 import { createRequestGuard, type RequestGuardOptions } from './request-guard.ts';
 import { parsePlayerRequest, type PlayerRequest } from './site-request.ts';
 import { isPlainObject } from '../schemas/plain-object.ts';
+import { rateHeaders, type SiteRateLimit } from '../rate-limit/verdict.ts';
 
 /** The site's refusal: 401 when the user is not signed in, 403 when not entitled. */
 export interface SiteRefusal {
@@ -31,7 +32,7 @@ export type SiteEndpointEvent =
       status: number;
       user_id?: string;
     }
-  | { type: 'rejected'; status: 400 | 403 | 405 | 413 | 415; reason: string }
+  | { type: 'rejected'; status: 400 | 403 | 405 | 413 | 415 | 429 | 503; reason: string }
   /** `reason` names the class of what the site's code threw, never its message. */
   | { type: 'error'; status: 500 | 503; reason: string };
 
@@ -64,6 +65,11 @@ export interface SiteEndpointCommonOptions {
    * turns it off for a site that checks this itself.
    */
   requestGuard?: RequestGuardOptions | false;
+  /**
+   * Off unless given: `createRateLimit(...)` counts each client address before the body is read
+   * and each user once `authorize` names one, and answers 429 with Retry-After past a budget.
+   */
+  rateLimit?: SiteRateLimit;
 }
 
 export interface SiteEndpointOptions<D extends { allow: true }> extends SiteEndpointCommonOptions {
@@ -127,6 +133,7 @@ export function createSiteEndpoint<D extends { allow: true }>(
   const maxBytes = checkMaxBodyBytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
   const decisionSchema = z.union([allowSchema, refusalSchema]);
   const readAllow = options.readAllow;
+  const rateLimit = options.rateLimit;
   const listener = options.onEvent;
   const emit = (event: SiteEndpointEvent): void => {
     try {
@@ -138,7 +145,7 @@ export function createSiteEndpoint<D extends { allow: true }>(
 
   return toWebHandler(async (exchange) => {
     if (exchange.method === 'OPTIONS') return cors.preflight(exchange);
-    const corsHeaders = cors.headers(exchange);
+    let corsHeaders = cors.headers(exchange);
     const answer = (status: number, text: string) => textAnswer(status, text, corsHeaders);
     if (exchange.method !== 'POST') {
       emit({ type: 'rejected', status: 405, reason: `method ${exchange.method}` });
@@ -148,6 +155,14 @@ export function createSiteEndpoint<D extends { allow: true }>(
     if (refused !== undefined) {
       emit({ type: 'rejected', status: refused.status, reason: refused.reason });
       return answer(refused.status, refused.text);
+    }
+    if (rateLimit !== undefined) {
+      const rated = await rateLimit.byAddress(() => exchange.request(), exchange.peerAddress?.());
+      corsHeaders = rateHeaders(corsHeaders, rated);
+      if (!rated.ok) {
+        emit({ type: 'rejected', status: rated.status, reason: 'client address over its rate' });
+        return answer(rated.status, rated.message);
+      }
     }
     const body = await exchange.readBody(maxBytes);
     if (!body.ok) {
@@ -207,6 +222,15 @@ export function createSiteEndpoint<D extends { allow: true }>(
       emit({ type: 'decision', cid, drm_type: drmType, allow: false, status: decision.status });
       return answer(decision.status, decision.reason);
     }
+    const userId = (decision as { userId?: unknown }).userId;
+    if (rateLimit !== undefined && typeof userId === 'string') {
+      const rated = await rateLimit.byUser(userId);
+      corsHeaders = rateHeaders(corsHeaders, rated);
+      if (!rated.ok) {
+        emit({ type: 'rejected', status: rated.status, reason: 'user over their rate' });
+        return answer(rated.status, rated.message);
+      }
+    }
     let text: string;
     try {
       text = await produce(decision, player.value);
@@ -223,7 +247,6 @@ export function createSiteEndpoint<D extends { allow: true }>(
       emit({ type: 'rejected', status: 400, reason: error.message });
       return answer(400, error.message);
     }
-    const userId = (decision as { userId?: unknown }).userId;
     emit({
       type: 'decision',
       cid,

@@ -20,6 +20,7 @@ import type { Answer } from '../http/exchange.ts';
  * | SITE_ERROR               | 500     | `authorize` threw (the error goes to `onError`) or answered   |
  * |                          |         | no decision; no token was made                                 |
  * | SITE_TIMEOUT             | 503     | `authorize` did not decide within `timeouts.authorizeMs`      |
+ * | RATE_LIMITED             | 429/503 | over a budget of `rateLimit` (503: its store is away and the site chose to refuse) |
  * | UPSTREAM_UNREACHABLE     | 502     | the license service could not be reached                      |
  * | UPSTREAM_ERROR           | 502     | it answered a server error (5xx); its page is not passed on  |
  * | UPSTREAM_BAD_ANSWER      | 502     | a redirect, a content type no license answer has, a refusal   |
@@ -40,6 +41,7 @@ export type ProxyErrorCode =
   | 'SITE_REFUSED'
   | 'SITE_ERROR'
   | 'SITE_TIMEOUT'
+  | 'RATE_LIMITED'
   | 'UPSTREAM_UNREACHABLE'
   | 'UPSTREAM_ERROR'
   | 'UPSTREAM_BAD_ANSWER'
@@ -63,6 +65,7 @@ const STATUS: Record<Exclude<ProxyErrorCode, 'SITE_REFUSED'>, number> = {
   BODY_TOO_LARGE: 413,
   SITE_ERROR: 500,
   SITE_TIMEOUT: 503,
+  RATE_LIMITED: 429,
   UPSTREAM_UNREACHABLE: 502,
   UPSTREAM_ERROR: 502,
   UPSTREAM_BAD_ANSWER: 502,

@@ -19,6 +19,7 @@ import {
   type UpstreamCall,
 } from './upstream.ts';
 import { readAnswer, type Unwrapped } from './unwrap.ts';
+import type { RateVerdict } from '../rate-limit/verdict.ts';
 
 /**
  * The site's license proxy: the player posts its license request here (`?drmType=&cid=`), the site
@@ -41,7 +42,7 @@ export function createLicenseProxyWith(
   const watching = options.onEvent !== undefined;
   const transport =
     options.fetch === undefined ? defaultTransport() : fetchTransport(options.fetch);
-  const { authorize, onError } = options;
+  const { authorize, onError, rateLimit } = options;
   const reportError = (error: unknown, asked: ProxyAsk | undefined): void => {
     try {
       onError?.(error, asked === undefined ? undefined : { ...asked });
@@ -105,6 +106,10 @@ export function createLicenseProxyWith(
       throw new ProxyFailure('SITE_REFUSED', decision.reason, { status: decision.status });
     }
     const { policy, userId, responseFormat, keyRotation } = decision;
+    if (rateLimit !== undefined && userId !== undefined) {
+      const rated = await rateLimit.byUser(userId);
+      if (!rated.ok) throw rateFailure(rated);
+    }
     // Only the members that are set: the issuer treats an absent option and an undefined one alike.
     const grant: IssueOptions = { cid, policy: policy ?? V2_POLICY };
     // The token has no ClearKey type: the service's ClearKey path reads the site and cid from its
@@ -202,6 +207,11 @@ export function createLicenseProxyWith(
       const checked = cors.check(exchange);
       if (checked instanceof ProxyFailure) throw checked;
       corsHeaders = checked;
+      if (rateLimit !== undefined) {
+        const rated = await rateLimit.byAddress(() => exchange.request(), exchange.peerAddress?.());
+        if (!rated.ok) throw rateFailure(rated);
+        corsHeaders = { ...corsHeaders, ...rated.headers };
+      }
       const asked = readProxyRequest(exchange.method, exchange.url, drms);
       // Events are built only for a listener: a proxy nobody watches makes none per request.
       if (watching) {
@@ -261,5 +271,12 @@ const V2_POLICY = Object.freeze({ policy_version: 2 as const });
 function siteError(reason: string): ProxyFailure {
   return new ProxyFailure('SITE_ERROR', 'The site could not decide; try again later.', {
     reason,
+  });
+}
+
+function rateFailure(rated: Extract<RateVerdict, { ok: false }>): ProxyFailure {
+  return new ProxyFailure('RATE_LIMITED', rated.message, {
+    status: rated.status,
+    headers: rated.headers,
   });
 }

@@ -3,6 +3,7 @@ import { SiteKitError } from '../errors.ts';
 import { CUSTOM_DATA_HEADER } from '../http/cors.ts';
 import { corsOptionFields } from '../http/cors-schema.ts';
 import type { SiteRefusal } from '../http/site-endpoint.ts';
+import type { SiteRateLimit } from '../rate-limit/verdict.ts';
 import type { TokenGrant } from '../http/token-handler.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
@@ -65,6 +66,11 @@ export interface LicenseProxyOptions extends SiteCredentials {
   allowHttp?: boolean;
   /** The fetch to call the service with (a Workers service binding, a test double); default fetch. */
   fetch?: (request: Request) => Promise<Response>;
+  /**
+   * Off unless given: `createRateLimit(...)` counts each client address before the body is read
+   * and each user once `authorize` names one (RATE_LIMITED, 429 with Retry-After, past a budget).
+   */
+  rateLimit?: SiteRateLimit;
   /** Every step, for logs and metrics; never a token. */
   onEvent?: (event: LicenseProxyEvent) => void;
   /**

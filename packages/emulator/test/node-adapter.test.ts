@@ -67,6 +67,24 @@ describe('the node:http adapter', () => {
     expect(internal).toEqual([]);
   });
 
+  it('answers any request target as a path of its own or 404, never a 5xx: "//" and "/\\" are paths', async () => {
+    const get = (target: string) => rawGet(target).then((text) => Number(text.split(' ')[1]));
+    for (const target of [
+      '//',
+      '/\\',
+      '//health',
+      '/\\health',
+      '//127.0.0.1/health',
+      'http://[',
+      'http://x:99999/health',
+      '*',
+    ])
+      expect([target, await get(target)]).toEqual([target, 404]);
+    expect(await rawGet('//')).toContain('"error_code":"NOT_FOUND"');
+    expect(await get('http://u:p@elsewhere.example/health')).toBe(200);
+    expect(internal).toEqual([]);
+  });
+
   it('sends the head and body of an answer in one socket write', async () => {
     const { port } = new URL(emulator.url);
     const socket = connect(Number(port), '127.0.0.1');
@@ -78,3 +96,14 @@ describe('the node:http adapter', () => {
     expect(chunks[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n\{"status":"ok"/);
   });
 });
+
+/** A GET with the request target as given (fetch and node:http normalize or refuse some). */
+async function rawGet(target: string): Promise<string> {
+  const { port } = new URL(emulator.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  socket.write(`GET ${target} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);
+  await new Promise((resolve) => socket.once('end', resolve));
+  return text;
+}

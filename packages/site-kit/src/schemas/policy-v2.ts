@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { mustBe } from './must-be.ts';
+import { kindOf, mustBe } from './must-be.ts';
 import { securityPolicyV2Schema, TRACK_TYPES, trackTypeSchema } from './security-policy-v2.ts';
 import { timestampSchema } from './timestamp.ts';
 import { flag, hex, obj, oneOf, seconds } from './values.ts';
@@ -83,7 +83,7 @@ export const tokenPolicyV2Schema = obj({
     error: (issue) =>
       issue.input === undefined
         ? 'is required: a v2 policy starts with "policy_version": 2'
-        : `must be 2, got ${JSON.stringify(issue.input)}`,
+        : `must be 2, got ${typeof issue.input === 'number' ? issue.input : kindOf(issue.input)}`,
   }),
   playback_policy: playbackPolicyV2Schema.optional(),
   security_policy: securityPolicyV2Schema.optional(),

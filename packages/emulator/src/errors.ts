@@ -47,9 +47,16 @@ export const ERROR_CODES = {
     serviceCode: '7008',
     status: 403,
     message: 'Custom data decrypt error',
+    meaning: 'the custom data does not open with the site key; one answer for every way it fails',
+    fix: 'Make the custom data with the site key configured for its site_id; which step failed is said nowhere, by design (no padding oracle).',
+  },
+  TOKEN_DECRYPT_FAILED: {
+    serviceCode: '7016',
+    status: 403,
+    message: 'Invalid token',
     meaning:
-      'the custom data (or the policy of a token) does not open with the site key; one answer for every way it fails',
-    fix: 'Make the custom data (or token) with the site key configured for its site_id; which step failed is said nowhere, by design (no padding oracle).',
+      'the policy of a token with a valid hash does not open with the site key; one answer for every way it fails',
+    fix: 'Make the token with the site key configured for its site_id; which step failed is said nowhere, by design (no padding oracle).',
   },
   BAD_LICENSE_REQUEST: {
     serviceCode: '6005',
@@ -67,7 +74,7 @@ export const ERROR_CODES = {
     fix: "Send the Widevine CDM's challenge unchanged as the body (application/octet-stream).",
   },
   PLAYREADY_BAD_CHALLENGE: {
-    serviceCode: '6006',
+    serviceCode: '7203',
     status: 400,
     message: 'Invalid PlayReady license challenge',
     meaning: 'a PlayReady token came with a body that is not a PlayReady challenge',

@@ -225,6 +225,14 @@ const scenarios: Record<
     says: /does not open with its site key/,
     field: 'custom_data.data',
   },
+  TOKEN_DECRYPT_FAILED: {
+    run: (s) =>
+      postLicense(
+        s.emulator.url,
+        createLicenseToken({ ...TOKEN_SITE, siteKey: 'Z'.repeat(32), cid: CID }),
+      ),
+    says: /could not be decrypted/,
+  },
   BAD_LICENSE_REQUEST: {
     run: (s) => postLicense(s.emulator.url, issuer.issue({ cid: CID }), '{"kids":[]}'),
     says: /kids: must be a non-empty array/,

@@ -141,6 +141,10 @@ describe.each(Object.keys(doors) as (keyof typeof doors)[])('%s', (door) => {
     expect(
       await refusal(await post(base(), playReadyChallenge(), { [HEADER]: token('Widevine') })),
     ).toBe('7107');
+    // The table's PlayReady parse codes (7201-7205), not a code of the project's own.
+    expect(
+      await refusal(await post(base(), WIDEVINE_CHALLENGE, { [HEADER]: token('PlayReady') })),
+    ).toBe('7203');
     expect(await refusal(await post(base(), playReadyChallenge(), {}))).toBe('7206');
     expect(
       await refusal(

@@ -134,14 +134,14 @@ describe('token mode over HTTP', () => {
     });
   });
 
-  it('refuses a token of another site key with 7008 and says so in a sentence', async () => {
+  it('refuses a token of another site key with 7016 (a token code, not the custom data code 7008) and says so in a sentence', async () => {
     const forged = createLicenseToken({
       ...TOKEN_SITE,
       siteKey: 'X'.repeat(32),
       cid: CID,
     });
     const res = await postLicense(emulator.url, forged);
-    expect(refusalOf(res)).toMatchObject({ errorCode: '7008', reason: 'DECRYPT_FAILED' });
+    expect(refusalOf(res)).toMatchObject({ errorCode: '7016', reason: 'TOKEN_DECRYPT_FAILED' });
     expect(refusalOf(res).detail).toMatch(/could not be decrypted/);
     expect(res.text).not.toContain(TOKEN_SITE.siteKey);
   });

@@ -160,6 +160,24 @@ describe.each(Object.keys(doors) as (keyof typeof doors)[])('%s', (door) => {
   });
 
   it.each([
+    ['Widevine', 'application/octet-stream'],
+    ['PlayReady', 'application/octet-stream (or text/xml)'],
+  ] as const)(
+    "a %s token with a form body: 9001 for spc, saying a form is read as FairPlay's and what to send",
+    async (drmType, contentType) => {
+      const response = await post(base(), 'cid=movie-1&challenge=AAAA', {
+        [HEADER]: token(drmType),
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      expect(await response.json()).toMatchObject({
+        errorCode: '9001',
+        field: 'spc',
+        detail: `The body came as a form (application/x-www-form-urlencoded), which is read as FairPlay's spc=<base64 SPC>, and has no spc parameter: a ${drmType} license request is the CDM's challenge, sent unchanged as ${contentType}.`,
+      });
+    },
+  );
+
+  it.each([
     ['/ri/widevineCert.do', 'application/octet-stream'],
     ['/ri/fpsCert.do', 'application/octet-stream'],
     ['/ri/fpsKeyManager.do', 'text/plain; charset=utf-8'],

@@ -308,3 +308,39 @@ describe('the validity window of a token', () => {
     }
   });
 });
+
+describe('a cid of two key IDs (video and audio) beside another cid', () => {
+  const AUDIO_KID = '0123456789abcdef0123456789abcdef';
+  let two: RunningEmulator;
+  beforeAll(async () => {
+    two = await startEmulator({
+      sites: [TOKEN_SITE],
+      keys: {
+        [CID]: [
+          { kid: KID, key: KEY },
+          { kid: AUDIO_KID, key: KEY },
+        ],
+        trailer: { kid: OTHER_KID, key: KEY },
+      },
+    });
+  });
+  afterAll(() => two.close());
+
+  it('a token for the other cid asking for one, the other or both of its keys is 7012, never 6004', async () => {
+    const trailer = issuer.issue({ cid: 'trailer' });
+    for (const kids of [[KID], [AUDIO_KID], [KID, AUDIO_KID], [OTHER_KID, AUDIO_KID]]) {
+      const refusal = refusalOf(await postLicense(two.url, trailer, clearKeyRequest(...kids)));
+      expect([kids, refusal.errorCode, refusal.reason]).toEqual([kids, '7012', 'CID_MISMATCH']);
+    }
+  });
+
+  it('a token for the cid gets any of its keys; a key of no cid is 6004', async () => {
+    const movie = issuer.issue({ cid: CID });
+    const res = await postLicense(two.url, movie, clearKeyRequest(AUDIO_KID));
+    expect((res.body['keys'] as { kid: string }[]).map((k) => hexOf(k.kid))).toEqual([AUDIO_KID]);
+    const unknown = refusalOf(
+      await postLicense(two.url, movie, clearKeyRequest(KID, 'f'.repeat(32))),
+    );
+    expect([unknown.errorCode, unknown.reason]).toEqual(['6004', 'KID_NOT_LICENSED']);
+  });
+});

@@ -312,6 +312,12 @@ export const ERROR_CODES = {
     meaning: 'a browser origin outside allowedOrigins made the request',
     fix: 'Add the origin to allowedOrigins in the emulator config ("*" allows any).',
   },
+  HOST_NOT_ALLOWED: {
+    status: 403,
+    meaning:
+      'the Host header is neither a loopback name with the port the emulator listens on nor in allowedHosts (a DNS-rebinding page would send its own name)',
+    fix: 'Call the emulator as http://localhost:<port> or http://127.0.0.1:<port>, or add the host to allowedHosts in the emulator config ("*" allows any).',
+  },
   NOT_FOUND: {
     status: 404,
     meaning:

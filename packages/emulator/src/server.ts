@@ -4,6 +4,9 @@ import type { EmulatorConfig, EmulatorConfigInput } from './config.ts';
 import type { FlowEvents } from './events.ts';
 import type { FaultPlan } from './faults/fault-plan.ts';
 import { createEmulatorHandler, LICENSE_PATHS, type EmulatorHandlerOptions } from './handler.ts';
+import { failureAnswer, serviceCodes } from './dialect.ts';
+import { EmulatorError } from './errors.ts';
+import { hostCheck } from './http/host-check.ts';
 import { toNodeListener } from './http/node-adapter.ts';
 
 /** Options of {@link startEmulator}: the handler's options plus where to listen. */
@@ -40,7 +43,26 @@ export async function startEmulator(
 ): Promise<RunningEmulator> {
   const { host = '127.0.0.1', port = 0, ...handlerOptions } = options;
   const handler = createEmulatorHandler(config, handlerOptions);
-  const server = createServer(toNodeListener(handler, handlerOptions.onInternalError));
+  const listener = toNodeListener(handler, handlerOptions.onInternalError);
+  // Set once the port is known; nothing is served before.
+  let hostAllowed: (host: string | undefined) => boolean = () => false;
+  const server = createServer((req, res) => {
+    if (hostAllowed(req.headers.host)) return listener(req, res);
+    const answer = failureAnswer(
+      hostRefusal(req.headers.host ?? ''),
+      handler.config.dialect,
+      serviceCodes({}),
+      {
+        connection: 'close',
+      },
+    );
+    const body = answer.body as string;
+    res.writeHead(answer.status, {
+      ...answer.headers,
+      'content-length': String(Buffer.byteLength(body)),
+    });
+    res.end(body);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -50,6 +72,7 @@ export async function startEmulator(
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  hostAllowed = hostCheck(handler.config.allowedHosts, shownHost, address.port);
   let closing: Promise<void> | undefined;
   const url = `http://${shownHost}:${address.port}`;
   return {
@@ -69,4 +92,12 @@ export async function startEmulator(
       return closing;
     },
   };
+}
+
+function hostRefusal(host: string): EmulatorError {
+  return new EmulatorError(
+    'HOST_NOT_ALLOWED',
+    `Host ${JSON.stringify(host.slice(0, 100))} is not a name the emulator answers to: call it as http://localhost:<port> or http://127.0.0.1:<port>, or add the host to allowedHosts in the emulator config.`,
+    { host: host.slice(0, 100) },
+  );
 }

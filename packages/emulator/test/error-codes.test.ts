@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import {
@@ -147,6 +148,30 @@ async function request(url: string, path: string, init: RequestInit = {}): Promi
     body: JSON.parse(text) as Record<string, unknown>,
     text,
   };
+}
+
+/** GET /health under another Host header than the URL's (fetch always sends the URL's). */
+function withHost(url: string, host: string): Promise<LicenseResult> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/health`, { headers: { host } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (typeof value === 'string') headers.set(name, value);
+        }
+        resolve({
+          status: res.statusCode ?? 0,
+          headers,
+          body: JSON.parse(text) as Record<string, unknown>,
+          text,
+        });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 let streamUser = 0;
@@ -461,6 +486,10 @@ const scenarios: Record<
         origin: 'http://other.test',
       }),
     says: /Origin http:\/\/other\.test is not in allowedOrigins/,
+  },
+  HOST_NOT_ALLOWED: {
+    run: (s) => withHost(s.emulator.url, 'rebind.attacker.example'),
+    says: /Host "rebind\.attacker\.example" is not a name the emulator answers to/,
   },
   NOT_FOUND: {
     run: (s) => request(s.emulator.url, '/licence'),

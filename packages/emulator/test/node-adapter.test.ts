@@ -51,7 +51,7 @@ describe('the node:http adapter', () => {
     const socket = connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(
-      `POST ${LICENSE_PATH} HTTP/1.1\r\nhost: x\r\nx-drm-custom-data: ${token}\r\ncontent-length: 1000\r\n\r\n{"kids":`,
+      `POST ${LICENSE_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-drm-custom-data: ${token}\r\ncontent-length: 1000\r\n\r\n{"kids":`,
     );
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
@@ -90,7 +90,7 @@ describe('the node:http adapter', () => {
     const socket = connect(Number(port), '127.0.0.1');
     const chunks: string[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
-    socket.write('GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    socket.write(`GET /health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);
     await new Promise((resolve) => socket.once('end', resolve));
     expect(chunks).toHaveLength(1);
     expect(chunks[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n\{"status":"ok"/);

@@ -14,10 +14,24 @@ export interface Listening {
  */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'OPTIONS']);
 
-/** Serves a web-standard handler on 127.0.0.1 (port 0 = ephemeral). */
+const MISDIRECTED = 'MISDIRECTED_HOST: This server answers only at the address the demo printed.\n';
+
+/**
+ * Serves a web-standard handler on 127.0.0.1 (port 0 = ephemeral), under that address only: a
+ * DNS-rebinding page reaches 127.0.0.1 under its own host name, and gets nothing (421).
+ */
 export async function listen(handler: WebHandler, port = 0): Promise<Listening> {
   const web = toNodeListener(handler);
+  let own = '';
   const server: Server = createServer((req, res) => {
+    if (req.headers.host !== own) {
+      res.writeHead(421, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-length': Buffer.byteLength(MISDIRECTED),
+        connection: 'close',
+      });
+      return void res.end(MISDIRECTED);
+    }
     if (METHODS.has(req.method ?? '')) return void web(req, res);
     const text = `METHOD_NOT_ALLOWED: the demo answers ${[...METHODS].join(', ')}.\n`;
     res.writeHead(405, {
@@ -37,6 +51,7 @@ export async function listen(handler: WebHandler, port = 0): Promise<Listening> 
     });
   });
   const { port: actual } = server.address() as AddressInfo;
+  own = `127.0.0.1:${actual}`;
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${actual}`,

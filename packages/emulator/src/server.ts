@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { EmulatorConfig, EmulatorConfigInput } from './config.ts';
+import { ConfigError, type EmulatorConfig, type EmulatorConfigInput } from './config.ts';
 import type { FlowEvents } from './events.ts';
 import type { FaultPlan } from './faults/fault-plan.ts';
 import { createEmulatorHandler, LICENSE_PATHS, type EmulatorHandlerOptions } from './handler.ts';
@@ -15,6 +15,11 @@ export interface StartOptions extends EmulatorHandlerOptions {
   host?: string;
   /** Default 0: an ephemeral port, read it from `url`. */
   port?: number;
+  /**
+   * How long a request may take to arrive, head and body (default 30 000 ms; Node's own is 300 s):
+   * a client that trickles its body in is answered 408 and its connection closed.
+   */
+  requestTimeoutMs?: number;
 }
 
 /** A started emulator; `close()` it when done (tests: in `afterAll`). */
@@ -41,12 +46,12 @@ export async function startEmulator(
   config: EmulatorConfigInput | EmulatorConfig,
   options: StartOptions = {},
 ): Promise<RunningEmulator> {
-  const { host = '127.0.0.1', port = 0, ...handlerOptions } = options;
+  const { host = '127.0.0.1', port = 0, requestTimeoutMs = 30_000, ...handlerOptions } = options;
   const handler = createEmulatorHandler(config, handlerOptions);
   const listener = toNodeListener(handler, handlerOptions.onInternalError);
   // Set once the port is known; nothing is served before.
   let hostAllowed: (host: string | undefined) => boolean = () => false;
-  const server = createServer((req, res) => {
+  const server = createServer(serverTimeouts(requestTimeoutMs), (req, res) => {
     if (hostAllowed(req.headers.host)) return listener(req, res);
     const answer = failureAnswer(
       hostRefusal(req.headers.host ?? ''),
@@ -100,4 +105,17 @@ function hostRefusal(host: string): EmulatorError {
     `Host ${JSON.stringify(host.slice(0, 100))} is not a name the emulator answers to: call it as http://localhost:<port> or http://127.0.0.1:<port>, or add the host to allowedHosts in the emulator config.`,
     { host: host.slice(0, 100) },
   );
+}
+
+/** Node's request timeouts for `requestTimeoutMs`, checked often enough to apply near it. */
+function serverTimeouts(requestTimeoutMs: number) {
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0) {
+    const issue = 'requestTimeoutMs: must be a whole number of milliseconds above 0';
+    throw new ConfigError(`Invalid start options: ${issue}.`, [issue]);
+  }
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(10_000, requestTimeoutMs),
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(requestTimeoutMs / 4)),
+  };
 }

@@ -107,3 +107,28 @@ async function rawGet(target: string): Promise<string> {
   await new Promise((resolve) => socket.once('end', resolve));
   return text;
 }
+
+describe('a request that trickles in', () => {
+  it('is answered 408 and closed at requestTimeoutMs instead of being held (Node: 300 s)', async () => {
+    const slow = await startEmulator({ sites: [TOKEN_SITE] }, { requestTimeoutMs: 300 });
+    try {
+      const { port } = new URL(slow.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.write(
+        `POST ${LICENSE_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-length: 1000\r\n\r\n{"kids":`,
+      );
+      await new Promise((resolve) => socket.once('close', resolve));
+      expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('refuses a requestTimeoutMs that is not a positive whole number', async () => {
+    await expect(startEmulator({ sites: [TOKEN_SITE] }, { requestTimeoutMs: 0 })).rejects.toThrow(
+      'requestTimeoutMs: must be a whole number of milliseconds above 0',
+    );
+  });
+});

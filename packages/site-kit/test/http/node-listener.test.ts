@@ -1,4 +1,5 @@
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -290,6 +291,30 @@ describe('toNodeListener', () => {
       expect(paths).toHaveLength(4);
     } finally {
       await server.close();
+    }
+  });
+
+  it("with the README's server timeouts, a body that trickles in gets 408 and its connection closed", async () => {
+    const handler = createGatewayHandler({ siteKey: KEY, authorize });
+    // The README's options, shortened: Node's own default holds such a request 300 s.
+    const server = createServer(
+      { requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 100 },
+      toNodeListener(handler),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.write(
+        `POST / HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-length: 900\r\n\r\ndata=`,
+      );
+      await new Promise((resolve) => socket.once('close', resolve));
+      expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

@@ -59,15 +59,15 @@ describe('the order the issuer writes', () => {
   it('several key lists at once: mpeg_cenc, hls_aes, ncg, each read back', () => {
     const external_key = {
       ncg: { cek: H('c').repeat(2) },
-      hls_aes: [{ key: H('b'), iv: H('d'), key_id: H('e'), track_type: 'AUDIO' }],
+      hls_aes: [{ key: H('b'), iv: H('d'), key_id: H('e'), track_type: 'AUDIO' as const }],
       mpeg_cenc: [
-        { key: H('1'), key_id: H('2'), track_type: 'SD' },
-        { track_type: 'HD', key_id: H('3'), key: H('4'), iv: H('5') },
+        { key: H('1'), key_id: H('2'), track_type: 'SD' as const },
+        { track_type: 'HD' as const, key_id: H('3'), key: H('4'), iv: H('5') },
       ],
-    } as const;
+    };
     const token = issuer.issue({
       cid: 'c',
-      policy: { policy_version: 2, external_key } as TokenPolicyV2Input,
+      policy: { policy_version: 2, external_key },
       timestamp: TS,
     });
     expect(policyText(token)).toBe(

@@ -231,7 +231,7 @@ describe('hex case: the issuer refuses upper case naming the member, readers acc
     expect(verified.warnings).toContain(
       "policy.external_key.hls_aes.0.key_id: absent, read without it (the service's newest builders require it)",
     );
-    const withKeyId = { hls_aes: [{ track_type: 'ALL', key_id: KID, key: KEY, iv: KEY }] };
+    const withKeyId = { hls_aes: [{ track_type: 'ALL' as const, key_id: KID, key: KEY, iv: KEY }] };
     const issued = issuer.issue({
       cid: 'movie',
       policy: { policy_version: 2, external_key: withKeyId },

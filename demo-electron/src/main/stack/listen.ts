@@ -18,12 +18,23 @@ const MISDIRECTED = 'MISDIRECTED_HOST: This server answers only at the address t
 
 /**
  * Serves a web-standard handler on 127.0.0.1 (port 0 = ephemeral), under that address only: a
- * DNS-rebinding page reaches 127.0.0.1 under its own host name, and gets nothing (421).
+ * DNS-rebinding page reaches 127.0.0.1 under its own host name, and gets nothing (421). A request
+ * must arrive within `requestTimeoutMs`, or it gets 408 and its connection is closed.
  */
-export async function listen(handler: WebHandler, port = 0): Promise<Listening> {
+export async function listen(
+  handler: WebHandler,
+  port = 0,
+  requestTimeoutMs = 30_000,
+): Promise<Listening> {
   const web = toNodeListener(handler);
   let own = '';
-  const server: Server = createServer((req, res) => {
+  // Node holds a request whose body trickles in for 300 s by default.
+  const timeouts = {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(10_000, requestTimeoutMs),
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(requestTimeoutMs / 4)),
+  };
+  const server: Server = createServer(timeouts, (req, res) => {
     if (req.headers.host !== own) {
       res.writeHead(421, {
         'content-type': 'text/plain; charset=utf-8',

@@ -64,6 +64,26 @@ describe('the token endpoint of pnpm demo:web', () => {
     expect(page.status).toBe(421);
   });
 
+  test('the content server and the emulator give a rebinding-style Host nothing either', async () => {
+    const rebound = (url: string) => `rebind.attacker.example:${new URL(url).port}`;
+    const media = await rawRequest(`${web.stack.contentUrl}/`, {
+      headers: { host: rebound(web.stack.contentUrl) },
+    });
+    expect([media.status, media.body]).toEqual([
+      421,
+      'MISDIRECTED_HOST: This server answers only at the address the demo printed.\n',
+    ]);
+    const events = await rawRequest(`${web.stack.emulatorUrl}/events`, {
+      headers: { host: rebound(web.stack.emulatorUrl) },
+    });
+    expect(events.status).toBe(403);
+    expect(events.body).toContain('"error_code":"HOST_NOT_ALLOWED"');
+    const health = await rawRequest(`${web.stack.emulatorUrl}/health`, {
+      headers: { host: new URL(web.stack.emulatorUrl).host },
+    });
+    expect(health.status).toBe(200);
+  });
+
   test('gives a foreign Origin nothing (403 FORBIDDEN_ORIGIN)', async () => {
     for (const origin of [
       'http://evil.example',

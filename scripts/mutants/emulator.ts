@@ -41,6 +41,14 @@ export const emulator: Catalogue = {
       tests: flow,
     },
     {
+      id: 'token-decrypt-as-custom-data',
+      file: `${S}/token-mode.ts`,
+      original: "  DECRYPT_FAILED: 'TOKEN_DECRYPT_FAILED',",
+      mutated: "  DECRYPT_FAILED: 'DECRYPT_FAILED',",
+      why: "a token whose policy does not decrypt is the table's token code 7016, not custom data's 7008",
+      tests: flow,
+    },
+    {
       id: 'token-field-of-hash',
       file: `${S}/token-mode.ts`,
       original: "  HASH_MISMATCH: 'hash',\n};",

@@ -12,7 +12,7 @@ describe('the refusal codes site-kit reports for a token', () => {
       HASH_MISMATCH: 'HASH_MISMATCH',
       TOKEN_EXPIRED: 'TOKEN_EXPIRED',
       TOKEN_NOT_YET_VALID: 'TOKEN_NOT_YET_VALID',
-      DECRYPT_FAILED: 'DECRYPT_FAILED',
+      DECRYPT_FAILED: 'TOKEN_DECRYPT_FAILED',
       INVALID_POLICY: 'INVALID_POLICY',
       SITE_MISMATCH: 'UNKNOWN_SITE',
     } as const;

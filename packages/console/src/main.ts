@@ -1,3 +1,4 @@
+import './zod-jitless.ts';
 import './page.css';
 import { mountConsole } from './mount.ts';
 

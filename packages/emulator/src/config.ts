@@ -63,6 +63,8 @@ export const DIALECTS = ['service', 'explain'] as const;
 export type Dialect = (typeof DIALECTS)[number];
 // http(s), or an app's own registered scheme (the Electron demo's page is multidrm-demo://app).
 const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/;
+// A host name or address with an optional port, as a Host header carries it.
+const hostName = /^(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /**
  * Validates an emulator config (the JSON file's shape) and fills in defaults; {@link parseConfig}
@@ -133,6 +135,22 @@ export const emulatorConfigSchema = z
         .default(5000),
       /** Faults injected on purpose (see the README's Faults): the same vocabulary as the msw kit. */
       faults: z.array(faultSchema, { error: 'must be an array of faults' }).default([]),
+      /**
+       * Host headers the HTTP server answers, e.g. "emulator.test:8443" ("*": any); absent =
+       * localhost, 127.0.0.1 and [::1] with the port it listens on. Anything else is refused before
+       * it is read: a DNS-rebinding page could otherwise read /events and /health.
+       */
+      allowedHosts: z
+        .array(
+          z
+            .string()
+            .refine((v) => v === '*' || hostName.test(v), {
+              message: 'must be "*" or a host with an optional port, such as "emulator.test:8443"',
+            })
+            .transform((v) => v.toLowerCase()),
+          { error: 'must be an array of hosts' },
+        )
+        .optional(),
       /** Browser origins allowed by CORS; absent = any origin ("*"). */
       allowedOrigins: z
         .array(

@@ -47,9 +47,16 @@ export const ERROR_CODES = {
     serviceCode: '7008',
     status: 403,
     message: 'Custom data decrypt error',
+    meaning: 'the custom data does not open with the site key; one answer for every way it fails',
+    fix: 'Make the custom data with the site key configured for its site_id; which step failed is said nowhere, by design (no padding oracle).',
+  },
+  TOKEN_DECRYPT_FAILED: {
+    serviceCode: '7016',
+    status: 403,
+    message: 'Invalid token',
     meaning:
-      'the custom data (or the policy of a token) does not open with the site key; one answer for every way it fails',
-    fix: 'Make the custom data (or token) with the site key configured for its site_id; which step failed is said nowhere, by design (no padding oracle).',
+      'the policy of a token with a valid hash does not open with the site key; one answer for every way it fails',
+    fix: 'Make the token with the site key configured for its site_id; which step failed is said nowhere, by design (no padding oracle).',
   },
   BAD_LICENSE_REQUEST: {
     serviceCode: '6005',
@@ -67,7 +74,7 @@ export const ERROR_CODES = {
     fix: "Send the Widevine CDM's challenge unchanged as the body (application/octet-stream).",
   },
   PLAYREADY_BAD_CHALLENGE: {
-    serviceCode: '6006',
+    serviceCode: '7203',
     status: 400,
     message: 'Invalid PlayReady license challenge',
     meaning: 'a PlayReady token came with a body that is not a PlayReady challenge',
@@ -304,6 +311,12 @@ export const ERROR_CODES = {
     status: 403,
     meaning: 'a browser origin outside allowedOrigins made the request',
     fix: 'Add the origin to allowedOrigins in the emulator config ("*" allows any).',
+  },
+  HOST_NOT_ALLOWED: {
+    status: 403,
+    meaning:
+      'the Host header is neither a loopback name with the port the emulator listens on nor in allowedHosts (a DNS-rebinding page would send its own name)',
+    fix: 'Call the emulator as http://localhost:<port> or http://127.0.0.1:<port>, or add the host to allowedHosts in the emulator config ("*" allows any).',
   },
   NOT_FOUND: {
     status: 404,

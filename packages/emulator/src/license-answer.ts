@@ -7,6 +7,9 @@ import { standInPlayReadyResponse } from './stand-in.ts';
 import { bytesToBase64, bytesToHex } from './web/bytes.ts';
 import { sha256 } from './web/crypto.ts';
 
+const encoder = new TextEncoder();
+const utf8Bytes = (text: string): Uint8Array => encoder.encode(text);
+
 /** `device_info` of a json-format answer; no CDM reports a device here, so these are the emulator's. */
 export interface DeviceInfo {
   /** A stable pseudonym of the browser (a hash of its User-Agent), or "" without one. */
@@ -22,8 +25,9 @@ export interface DeviceInfo {
 /** The json (and deprecated custom) response format of the license service. */
 export interface JsonLicenseAnswer {
   /**
-   * The license as the service puts it in json: Widevine (and Wiseplay) bytes as hex text; PlayReady
-   * and FairPlay the text the CDM takes (the SOAP XML, the base64 CKC); ClearKey the license JSON.
+   * The license as the service puts it in json, by the token's DRM: Widevine (and Wiseplay) bytes as
+   * hex text, a ClearKey stand-in's too; PlayReady and FairPlay the text the CDM takes (the SOAP XML,
+   * the base64 CKC); ClearKey under any other DRM the license JSON.
    */
   license: string;
   device_info: DeviceInfo;
@@ -94,8 +98,20 @@ export function originalAnswer(license: IssuedLicense): {
   }
 }
 
-/** The `license` member of a json answer, per DRM as the service writes it. */
-export function jsonLicenseText(license: IssuedLicense): string {
+// The DRMs whose json license the service writes as hex of the license bytes.
+const HEX_IN_JSON: ReadonlySet<string> = new Set(['Widevine', 'Wiseplay']);
+
+/**
+ * The `license` member of a json answer, as the service writes it for the token's DRM: Widevine and
+ * Wiseplay as hex whatever the stand-in is (a ClearKey license too: the bytes of its JSON), as a
+ * site's proxy hex-decodes them; the others as the text the CDM takes.
+ */
+export function jsonLicenseText(license: IssuedLicense, tokenDrm: string = license.drm): string {
+  if (HEX_IN_JSON.has(tokenDrm)) {
+    return bytesToHex(
+      license.drm === 'ClearKey' ? utf8Bytes(JSON.stringify(license.clearKey)) : license.bytes,
+    );
+  }
   switch (license.drm) {
     case 'ClearKey':
       return JSON.stringify(license.clearKey);
@@ -113,9 +129,10 @@ export function jsonAnswer(
   license: IssuedLicense,
   policy: EffectivePolicy,
   device: DeviceInfo,
+  tokenDrm: string = license.drm,
 ): JsonLicenseAnswer {
   const answer: JsonLicenseAnswer = {
-    license: jsonLicenseText(license),
+    license: jsonLicenseText(license, tokenDrm),
     device_info: device,
     persistent: policy.persistent,
   };
@@ -138,8 +155,11 @@ export function licenseAnswer(
   policy: EffectivePolicy,
   device: DeviceInfo,
   headers: Record<string, string>,
+  tokenDrm: string = license.drm,
 ): Answer {
-  if (format !== 'original') return answerJson(jsonAnswer(license, policy, device), headers);
+  if (format !== 'original') {
+    return answerJson(jsonAnswer(license, policy, device, tokenDrm), headers);
+  }
   const { body, contentType } = originalAnswer(license);
   // The caller's headers are a new object, made for this answer: completed, not copied.
   headers['content-type'] = contentType;

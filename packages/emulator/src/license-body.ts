@@ -103,7 +103,7 @@ export function licenseDrmOf(body: LicenseBody, drmType: string): LicenseDrm {
   if (drmType === 'PlayReady' && body.shape === 'playready') return 'PlayReady';
   if (body.shape === 'json') throw body.error;
   if (body.shape === 'other' || body.shape === 'empty') throw notClearKey(body.shape === 'empty');
-  if (body.shape === 'form') throw missingSpc();
+  if (body.shape === 'form') throw missingSpc(drmType);
   if (drmType === 'Widevine') {
     throw new EmulatorError(
       'WIDEVINE_BAD_CHALLENGE',
@@ -130,7 +130,7 @@ const SHAPE_NAMES: Record<BodyShape, string> = {
 };
 
 function fairPlay(body: LicenseBody): LicenseDrm {
-  if (body.shape === 'form') throw missingSpc();
+  if (body.shape === 'form') throw missingSpc('FairPlay');
   if (body.shape === 'empty' || (body.shape === 'fairplay' && body.spc.trim() === '')) {
     throw new EmulatorError(
       'FAIRPLAY_EMPTY_SPC',
@@ -159,10 +159,21 @@ function fairPlay(body: LicenseBody): LicenseDrm {
   return 'FairPlay';
 }
 
-function missingSpc(): EmulatorError {
+// What each DRM's license request is sent as (the service's proxy samples).
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  Widevine: 'application/octet-stream',
+  PlayReady: 'application/octet-stream (or text/xml)',
+};
+
+// The service reads a form body as FairPlay's whatever the token, so it answers 9001 for spc; the
+// detail says why to a site that sent another DRM's request as a form.
+function missingSpc(drmType: string): EmulatorError {
+  const type = CONTENT_TYPES[drmType];
   return new EmulatorError(
     'MISSING_PARAMETER',
-    'The form body has no spc parameter: a FairPlay license request is spc=<base64 SPC>.',
+    type === undefined
+      ? 'The form body has no spc parameter: a FairPlay license request is spc=<base64 SPC>.'
+      : `The body came as a form (application/x-www-form-urlencoded), which is read as FairPlay's spc=<base64 SPC>, and has no spc parameter: a ${drmType} license request is the CDM's challenge, sent unchanged as ${type}.`,
     { parameter: 'spc' },
     { field: 'spc' },
   );

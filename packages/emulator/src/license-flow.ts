@@ -150,11 +150,18 @@ export function createLicenseFlow(
         countsForSeconds: stream.countsForSeconds,
       },
     });
-    return licenseAnswer(issued, auth.responseFormat, policy, device, {
-      'x-drm-license-policy': JSON.stringify(policy),
-      'x-drm-license-drm': drm,
-      'cache-control': 'no-store',
-    });
+    return licenseAnswer(
+      issued,
+      auth.responseFormat,
+      policy,
+      device,
+      {
+        'x-drm-license-policy': JSON.stringify(policy),
+        'x-drm-license-drm': drm,
+        'cache-control': 'no-store',
+      },
+      auth.drmType,
+    );
   }
 
   async function authorize(value: string, flow: FlowRecorder): Promise<Authorization> {

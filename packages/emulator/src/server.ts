@@ -1,9 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { EmulatorConfig, EmulatorConfigInput } from './config.ts';
+import { ConfigError, type EmulatorConfig, type EmulatorConfigInput } from './config.ts';
 import type { FlowEvents } from './events.ts';
 import type { FaultPlan } from './faults/fault-plan.ts';
 import { createEmulatorHandler, LICENSE_PATHS, type EmulatorHandlerOptions } from './handler.ts';
+import { failureAnswer, serviceCodes } from './dialect.ts';
+import { EmulatorError } from './errors.ts';
+import { hostCheck } from './http/host-check.ts';
 import { toNodeListener } from './http/node-adapter.ts';
 
 /** Options of {@link startEmulator}: the handler's options plus where to listen. */
@@ -12,6 +15,11 @@ export interface StartOptions extends EmulatorHandlerOptions {
   host?: string;
   /** Default 0: an ephemeral port, read it from `url`. */
   port?: number;
+  /**
+   * How long a request may take to arrive, head and body (default 30 000 ms; Node's own is 300 s):
+   * a client that trickles its body in is answered 408 and its connection closed.
+   */
+  requestTimeoutMs?: number;
 }
 
 /** A started emulator; `close()` it when done (tests: in `afterAll`). */
@@ -38,9 +46,28 @@ export async function startEmulator(
   config: EmulatorConfigInput | EmulatorConfig,
   options: StartOptions = {},
 ): Promise<RunningEmulator> {
-  const { host = '127.0.0.1', port = 0, ...handlerOptions } = options;
+  const { host = '127.0.0.1', port = 0, requestTimeoutMs = 30_000, ...handlerOptions } = options;
   const handler = createEmulatorHandler(config, handlerOptions);
-  const server = createServer(toNodeListener(handler, handlerOptions.onInternalError));
+  const listener = toNodeListener(handler, handlerOptions.onInternalError);
+  // Set once the port is known; nothing is served before.
+  let hostAllowed: (host: string | undefined) => boolean = () => false;
+  const server = createServer(serverTimeouts(requestTimeoutMs), (req, res) => {
+    if (hostAllowed(req.headers.host)) return listener(req, res);
+    const answer = failureAnswer(
+      hostRefusal(req.headers.host ?? ''),
+      handler.config.dialect,
+      serviceCodes({}),
+      {
+        connection: 'close',
+      },
+    );
+    const body = answer.body as string;
+    res.writeHead(answer.status, {
+      ...answer.headers,
+      'content-length': String(Buffer.byteLength(body)),
+    });
+    res.end(body);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -50,6 +77,7 @@ export async function startEmulator(
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  hostAllowed = hostCheck(handler.config.allowedHosts, shownHost, address.port);
   let closing: Promise<void> | undefined;
   const url = `http://${shownHost}:${address.port}`;
   return {
@@ -68,5 +96,26 @@ export async function startEmulator(
       });
       return closing;
     },
+  };
+}
+
+function hostRefusal(host: string): EmulatorError {
+  return new EmulatorError(
+    'HOST_NOT_ALLOWED',
+    `Host ${JSON.stringify(host.slice(0, 100))} is not a name the emulator answers to: call it as http://localhost:<port> or http://127.0.0.1:<port>, or add the host to allowedHosts in the emulator config.`,
+    { host: host.slice(0, 100) },
+  );
+}
+
+/** Node's request timeouts for `requestTimeoutMs`, checked often enough to apply near it. */
+function serverTimeouts(requestTimeoutMs: number) {
+  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0) {
+    const issue = 'requestTimeoutMs: must be a whole number of milliseconds above 0';
+    throw new ConfigError(`Invalid start options: ${issue}.`, [issue]);
+  }
+  return {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(10_000, requestTimeoutMs),
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(requestTimeoutMs / 4)),
   };
 }

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import {
@@ -149,6 +150,30 @@ async function request(url: string, path: string, init: RequestInit = {}): Promi
   };
 }
 
+/** GET /health under another Host header than the URL's (fetch always sends the URL's). */
+function withHost(url: string, host: string): Promise<LicenseResult> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/health`, { headers: { host } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (typeof value === 'string') headers.set(name, value);
+        }
+        resolve({
+          status: res.statusCode ?? 0,
+          headers,
+          body: JSON.parse(text) as Record<string, unknown>,
+          text,
+        });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 let streamUser = 0;
 
 // Request bodies of the other DRMs, in the shapes their CDMs make (contents made up).
@@ -224,6 +249,14 @@ const scenarios: Record<
       postLicense(s.emulator.url, custom({ siteId: JSON_SITE.siteId, siteKey: 'Z'.repeat(32) })),
     says: /does not open with its site key/,
     field: 'custom_data.data',
+  },
+  TOKEN_DECRYPT_FAILED: {
+    run: (s) =>
+      postLicense(
+        s.emulator.url,
+        createLicenseToken({ ...TOKEN_SITE, siteKey: 'Z'.repeat(32), cid: CID }),
+      ),
+    says: /could not be decrypted/,
   },
   BAD_LICENSE_REQUEST: {
     run: (s) => postLicense(s.emulator.url, issuer.issue({ cid: CID }), '{"kids":[]}'),
@@ -453,6 +486,10 @@ const scenarios: Record<
         origin: 'http://other.test',
       }),
     says: /Origin http:\/\/other\.test is not in allowedOrigins/,
+  },
+  HOST_NOT_ALLOWED: {
+    run: (s) => withHost(s.emulator.url, 'rebind.attacker.example'),
+    says: /Host "rebind\.attacker\.example" is not a name the emulator answers to/,
   },
   NOT_FOUND: {
     run: (s) => request(s.emulator.url, '/licence'),

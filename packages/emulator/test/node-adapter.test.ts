@@ -51,7 +51,7 @@ describe('the node:http adapter', () => {
     const socket = connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(
-      `POST ${LICENSE_PATH} HTTP/1.1\r\nhost: x\r\nx-drm-custom-data: ${token}\r\ncontent-length: 1000\r\n\r\n{"kids":`,
+      `POST ${LICENSE_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-drm-custom-data: ${token}\r\ncontent-length: 1000\r\n\r\n{"kids":`,
     );
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
@@ -67,14 +67,68 @@ describe('the node:http adapter', () => {
     expect(internal).toEqual([]);
   });
 
+  it('answers any request target as a path of its own or 404, never a 5xx: "//" and "/\\" are paths', async () => {
+    const get = (target: string) => rawGet(target).then((text) => Number(text.split(' ')[1]));
+    for (const target of [
+      '//',
+      '/\\',
+      '//health',
+      '/\\health',
+      '//127.0.0.1/health',
+      'http://[',
+      'http://x:99999/health',
+      '*',
+    ])
+      expect([target, await get(target)]).toEqual([target, 404]);
+    expect(await rawGet('//')).toContain('"error_code":"NOT_FOUND"');
+    expect(await get('http://u:p@elsewhere.example/health')).toBe(200);
+    expect(internal).toEqual([]);
+  });
+
   it('sends the head and body of an answer in one socket write', async () => {
     const { port } = new URL(emulator.url);
     const socket = connect(Number(port), '127.0.0.1');
     const chunks: string[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
-    socket.write('GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    socket.write(`GET /health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);
     await new Promise((resolve) => socket.once('end', resolve));
     expect(chunks).toHaveLength(1);
     expect(chunks[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n\{"status":"ok"/);
+  });
+});
+
+/** A GET with the request target as given (fetch and node:http normalize or refuse some). */
+async function rawGet(target: string): Promise<string> {
+  const { port } = new URL(emulator.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  socket.write(`GET ${target} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nconnection: close\r\n\r\n`);
+  await new Promise((resolve) => socket.once('end', resolve));
+  return text;
+}
+
+describe('a request that trickles in', () => {
+  it('is answered 408 and closed at requestTimeoutMs instead of being held (Node: 300 s)', async () => {
+    const slow = await startEmulator({ sites: [TOKEN_SITE] }, { requestTimeoutMs: 300 });
+    try {
+      const { port } = new URL(slow.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.write(
+        `POST ${LICENSE_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-length: 1000\r\n\r\n{"kids":`,
+      );
+      await new Promise((resolve) => socket.once('close', resolve));
+      expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('refuses a requestTimeoutMs that is not a positive whole number', async () => {
+    await expect(startEmulator({ sites: [TOKEN_SITE] }, { requestTimeoutMs: 0 })).rejects.toThrow(
+      'requestTimeoutMs: must be a whole number of milliseconds above 0',
+    );
   });
 });

@@ -141,6 +141,10 @@ describe.each(Object.keys(doors) as (keyof typeof doors)[])('%s', (door) => {
     expect(
       await refusal(await post(base(), playReadyChallenge(), { [HEADER]: token('Widevine') })),
     ).toBe('7107');
+    // The table's PlayReady parse codes (7201-7205), not a code of the project's own.
+    expect(
+      await refusal(await post(base(), WIDEVINE_CHALLENGE, { [HEADER]: token('PlayReady') })),
+    ).toBe('7203');
     expect(await refusal(await post(base(), playReadyChallenge(), {}))).toBe('7206');
     expect(
       await refusal(
@@ -154,6 +158,24 @@ describe.each(Object.keys(doors) as (keyof typeof doors)[])('%s', (door) => {
       '9999',
     );
   });
+
+  it.each([
+    ['Widevine', 'application/octet-stream'],
+    ['PlayReady', 'application/octet-stream (or text/xml)'],
+  ] as const)(
+    "a %s token with a form body: 9001 for spc, saying a form is read as FairPlay's and what to send",
+    async (drmType, contentType) => {
+      const response = await post(base(), 'cid=movie-1&challenge=AAAA', {
+        [HEADER]: token(drmType),
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      expect(await response.json()).toMatchObject({
+        errorCode: '9001',
+        field: 'spc',
+        detail: `The body came as a form (application/x-www-form-urlencoded), which is read as FairPlay's spc=<base64 SPC>, and has no spc parameter: a ${drmType} license request is the CDM's challenge, sent unchanged as ${contentType}.`,
+      });
+    },
+  );
 
   it.each([
     ['/ri/widevineCert.do', 'application/octet-stream'],

@@ -218,7 +218,7 @@ describe('a v2 token policy', () => {
     expect(validPadding.length).toBeGreaterThan(0);
     expect(validPadding.length).toBeLessThan(256);
     expect(byObservation(observed)).toHaveLength(1);
-    expect([...observed.values()][0]).toContain('"errorCode":"7008"');
+    expect([...observed.values()][0]).toContain('"errorCode":"7016"');
   });
 
   it('a policy with bad padding, one that is not UTF-8 and one that is not JSON look the same on every channel', async () => {
@@ -239,6 +239,6 @@ describe('a v2 token policy', () => {
       observed.set(i, await send('service', tokenWithPolicy(policy, timestamp)));
     }
     expect(byObservation(observed)).toHaveLength(1);
-    expect([...observed.values()][0]).toContain('"errorCode":"7008"');
+    expect([...observed.values()][0]).toContain('"errorCode":"7016"');
   });
 });

@@ -26,12 +26,17 @@ import {
 } from './helpers.ts';
 
 // A site built only from site-kit's handlers: its gateway pages (JSON and XML sites) and the
-// endpoint that hands custom data to the player. Users: alice may watch, bob may not.
+// endpoint that hands custom data to the player. Users: alice may watch, bob may not, carol may
+// watch without a time limit.
 const SITE_KEY_OF_KID = '5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a';
 const seenBySite: GatewayRequest[] = [];
 
 function decide(request: GatewayRequest): GatewayDecision {
   seenBySite.push(request);
+  // duration 0: no limit, in either format.
+  if (request.user_id === 'carol') {
+    return { allow: true, playback_policy: { limit: true, duration: 0 } };
+  }
   if (request.user_id !== 'alice') {
     return {
       allow: false,
@@ -112,6 +117,20 @@ describe.each(['json', 'xml'] as const)('with a site-kit gateway (%s)', (format)
       unknown
     >;
     expect(policy['limit']).toBe(true);
+  });
+
+  it('issues a license without a time limit for duration 0, as the JSON answer means it', async () => {
+    const res = await play(format, 'carol', CID, KID);
+    expect(res.status).toBe(200);
+    expect(res.body['keys']).toEqual([{ kty: 'oct', kid: b64url(KID), k: b64url(KEY) }]);
+    const policy = JSON.parse(res.headers.get('x-drm-license-policy') ?? '') as Record<
+      string,
+      unknown
+    >;
+    expect(policy).not.toHaveProperty('expire_date');
+    expect([policy['limit'], policy['duration']]).toEqual(
+      format === 'json' ? [true, 0] : [false, undefined],
+    );
   });
 
   it("issues the site's external key when its gateway sends one", async () => {

@@ -134,14 +134,14 @@ describe('token mode over HTTP', () => {
     });
   });
 
-  it('refuses a token of another site key with 7008 and says so in a sentence', async () => {
+  it('refuses a token of another site key with 7016 (a token code, not the custom data code 7008) and says so in a sentence', async () => {
     const forged = createLicenseToken({
       ...TOKEN_SITE,
       siteKey: 'X'.repeat(32),
       cid: CID,
     });
     const res = await postLicense(emulator.url, forged);
-    expect(refusalOf(res)).toMatchObject({ errorCode: '7008', reason: 'DECRYPT_FAILED' });
+    expect(refusalOf(res)).toMatchObject({ errorCode: '7016', reason: 'TOKEN_DECRYPT_FAILED' });
     expect(refusalOf(res).detail).toMatch(/could not be decrypted/);
     expect(res.text).not.toContain(TOKEN_SITE.siteKey);
   });
@@ -306,5 +306,41 @@ describe('the validity window of a token', () => {
     } finally {
       await emu.close();
     }
+  });
+});
+
+describe('a cid of two key IDs (video and audio) beside another cid', () => {
+  const AUDIO_KID = '0123456789abcdef0123456789abcdef';
+  let two: RunningEmulator;
+  beforeAll(async () => {
+    two = await startEmulator({
+      sites: [TOKEN_SITE],
+      keys: {
+        [CID]: [
+          { kid: KID, key: KEY },
+          { kid: AUDIO_KID, key: KEY },
+        ],
+        trailer: { kid: OTHER_KID, key: KEY },
+      },
+    });
+  });
+  afterAll(() => two.close());
+
+  it('a token for the other cid asking for one, the other or both of its keys is 7012, never 6004', async () => {
+    const trailer = issuer.issue({ cid: 'trailer' });
+    for (const kids of [[KID], [AUDIO_KID], [KID, AUDIO_KID], [OTHER_KID, AUDIO_KID]]) {
+      const refusal = refusalOf(await postLicense(two.url, trailer, clearKeyRequest(...kids)));
+      expect([kids, refusal.errorCode, refusal.reason]).toEqual([kids, '7012', 'CID_MISMATCH']);
+    }
+  });
+
+  it('a token for the cid gets any of its keys; a key of no cid is 6004', async () => {
+    const movie = issuer.issue({ cid: CID });
+    const res = await postLicense(two.url, movie, clearKeyRequest(AUDIO_KID));
+    expect((res.body['keys'] as { kid: string }[]).map((k) => hexOf(k.kid))).toEqual([AUDIO_KID]);
+    const unknown = refusalOf(
+      await postLicense(two.url, movie, clearKeyRequest(KID, 'f'.repeat(32))),
+    );
+    expect([unknown.errorCode, unknown.reason]).toEqual(['6004', 'KID_NOT_LICENSED']);
   });
 });

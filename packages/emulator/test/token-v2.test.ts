@@ -189,6 +189,26 @@ describe('v2 tokens from site-kit', () => {
     },
   );
 
+  it.each(['Widevine', 'Wiseplay'] as const)(
+    'with response_format json for %s, the license is hex as the service writes it, a ClearKey stand-in too',
+    async (drmType) => {
+      const token = issuer.issue({
+        cid: CID,
+        drmType,
+        responseFormat: 'json',
+        policy: { policy_version: 2 },
+      });
+      const res = await postLicense(emulator.url, token);
+      expect(res.status).toBe(200);
+      const hex = res.body['license'] as string;
+      expect(hex).toMatch(/^(?:[0-9a-f]{2})+$/);
+      expect(JSON.parse(Buffer.from(hex, 'hex').toString())).toEqual({
+        keys: [{ kty: 'oct', kid: b64url(KID), k: b64url(KEY) }],
+        type: 'temporary',
+      });
+    },
+  );
+
   it('with response_format original, answer the license itself', async () => {
     const token = issuer.issue({
       cid: CID,

@@ -263,6 +263,16 @@ describe('response_format json: the license is unwrapped before the CDM', () => 
     expect(text(response.data)).toBe(clearKey);
   });
 
+  test('a ClearKey stand-in for a Widevine token: the hex of its license JSON, decoded', async () => {
+    const clearKey = JSON.stringify({ keys: [{ kty: 'oct', k: 'AAAA', kid: 'BBBB' }], type: 't' });
+    const hex = [...new TextEncoder().encode(clearKey)]
+      .map((b) => b.toString(16).padStart(2, '0'))
+      .join('');
+    const { player } = setup({}, { license: () => jsonAnswer(hex) });
+    const response = await requestLicense(player, { keySystem: 'org.w3.clearkey' });
+    expect(text(response.data)).toBe(clearKey);
+  });
+
   test('PlayReady: the text the CDM takes', async () => {
     const xml = '<soap:Envelope><License>abc</License></soap:Envelope>';
     const { player } = setup({}, { license: () => jsonAnswer(xml) });

@@ -16,6 +16,8 @@ export interface ConsolePage {
   origin: string;
   /** URLs the page requested after its load event. */
   requestsAfterLoad: string[];
+  /** What Chromium's console said was wrong while the page loaded and ran (errors, failed requests). */
+  consoleErrors: string[];
   close(): Promise<void>;
 }
 
@@ -38,6 +40,15 @@ export async function openConsole(dir: string): Promise<ConsolePage> {
     const page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(15_000);
     const requestsAfterLoad: string[] = [];
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error')
+        consoleErrors.push(`${message.text()} @ ${message.location().url}`);
+    });
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    page.on('response', (response) => {
+      if (response.status() >= 400) consoleErrors.push(`${response.status()} ${response.url()}`);
+    });
     let loaded = false;
     page.on('request', (request) => {
       if (loaded) requestsAfterLoad.push(request.url());
@@ -50,6 +61,7 @@ export async function openConsole(dir: string): Promise<ConsolePage> {
       page,
       origin: server.origin,
       requestsAfterLoad,
+      consoleErrors,
       async close() {
         await opened.browser.close();
         await opened.server.close();

@@ -83,6 +83,10 @@ describe.skipIf(skip)('the console in Chromium', () => {
     expect(html).toContain('connect-src &#39;none&#39;');
   });
 
+  test('loads with a clean console: no error, no failed request (a favicon 404 was one)', () => {
+    expect(c.consoleErrors).toEqual([]);
+  });
+
   test('a v2 token created in the page verifies with the CLI, policy and all', async () => {
     const { page } = c;
     await tab(page, 'token');

@@ -14,10 +14,35 @@ export interface Listening {
  */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'OPTIONS']);
 
-/** Serves a web-standard handler on 127.0.0.1 (port 0 = ephemeral). */
-export async function listen(handler: WebHandler, port = 0): Promise<Listening> {
+const MISDIRECTED = 'MISDIRECTED_HOST: This server answers only at the address the demo printed.\n';
+
+/**
+ * Serves a web-standard handler on 127.0.0.1 (port 0 = ephemeral), under that address only: a
+ * DNS-rebinding page reaches 127.0.0.1 under its own host name, and gets nothing (421). A request
+ * must arrive within `requestTimeoutMs`, or it gets 408 and its connection is closed.
+ */
+export async function listen(
+  handler: WebHandler,
+  port = 0,
+  requestTimeoutMs = 30_000,
+): Promise<Listening> {
   const web = toNodeListener(handler);
-  const server: Server = createServer((req, res) => {
+  let own = '';
+  // Node holds a request whose body trickles in for 300 s by default.
+  const timeouts = {
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: Math.min(10_000, requestTimeoutMs),
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(requestTimeoutMs / 4)),
+  };
+  const server: Server = createServer(timeouts, (req, res) => {
+    if (req.headers.host !== own) {
+      res.writeHead(421, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-length': Buffer.byteLength(MISDIRECTED),
+        connection: 'close',
+      });
+      return void res.end(MISDIRECTED);
+    }
     if (METHODS.has(req.method ?? '')) return void web(req, res);
     const text = `METHOD_NOT_ALLOWED: the demo answers ${[...METHODS].join(', ')}.\n`;
     res.writeHead(405, {
@@ -37,6 +62,7 @@ export async function listen(handler: WebHandler, port = 0): Promise<Listening> 
     });
   });
   const { port: actual } = server.address() as AddressInfo;
+  own = `127.0.0.1:${actual}`;
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${actual}`,

@@ -168,10 +168,17 @@ function pairs(req: IncomingMessage): [string, string][] {
   return out;
 }
 
-// The URL only feeds routing: a malformed Host header must not make the request unanswerable.
+// The URL only feeds routing: a malformed Host header must not make the request unanswerable. A
+// target that starts with "/" is a path on the Host (RFC 9112's origin-form: "//x" and "/\\x" too,
+// never another authority); a target that names no URL (`http://[`) becomes a path no route serves.
 function urlOf(req: IncomingMessage): string {
+  const target = req.url ?? '/';
   const base = `http://${req.headers.host ?? 'localhost'}`;
-  return new URL(req.url ?? '/', URL.canParse(base) ? base : 'http://localhost').href;
+  const origin = URL.canParse(base) ? new URL(base).origin : 'http://localhost';
+  if (target.startsWith('/')) return new URL(origin + target).href;
+  return URL.canParse(target, origin)
+    ? new URL(target, origin).href
+    : `${origin}/${encodeURIComponent(target)}`;
 }
 
 /** Aborts when the client goes away before the answer is sent; a normal close aborts nothing. */

@@ -44,17 +44,17 @@ export function readLicenseAnswer(
       : typeof wrapped === 'object' && wrapped !== null
         ? JSON.stringify(wrapped)
         : '';
-  // Widevine licenses travel as hex text; ClearKey (the license JSON), PlayReady and FairPlay as the
-  // text the CDM takes (FairPlay's base64 CKC is decoded afterwards, like a bare CKC answer).
-  const binary =
-    drmType === 'Widevine' && !keySystem.startsWith('org.w3.clearkey') && !isFairPlay(keySystem);
+  // Widevine licenses travel as hex text, whatever the CDM (a ClearKey stand-in's license JSON too);
+  // ClearKey (the license JSON), PlayReady and FairPlay as the text the CDM takes (FairPlay's base64
+  // CKC is decoded afterwards, like a bare CKC answer).
+  const binary = drmType === 'Widevine' && !isFairPlay(keySystem);
   const license = !text
     ? null
-    : !binary
-      ? utf8(text)
-      : /^(?:[\da-f]{2})+$/i.test(text)
-        ? Uint8Array.from(text.match(/../g) ?? [], (h) => parseInt(h, 16))
-        : fromBase64(text);
+    : binary && /^(?:[\da-f]{2})+$/i.test(text)
+      ? Uint8Array.from(text.match(/../g) ?? [], (h) => parseInt(h, 16))
+      : binary && !keySystem.startsWith('org.w3.clearkey')
+        ? fromBase64(text)
+        : utf8(text);
   if (!license?.length) {
     throw new LicenseAuthError(
       'LICENSE_RESPONSE',

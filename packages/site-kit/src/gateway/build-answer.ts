@@ -60,14 +60,24 @@ function buildXmlAnswer(decision: Allow, nonce: string, now: number): BuildResul
   }
   const { playback_policy: playback, security_policy: security, external_key: keys } = decision;
   const xml = decision.xml ?? {};
+  // `duration: 0` is no limit, as in a JSON answer (and the DRMs' license_duration): XML says that
+  // with LIMIT N, and has no way to say a start without an end.
+  const unlimited = playback.limit === true && playback.duration === 0;
   const answer: XmlGatewayAnswer = {
     format: 'xml',
     ERROR: SUCCESS_CODE,
     ERRMSG: 'success',
-    LIMIT: playback.limit === true ? 'Y' : 'N',
+    LIMIT: playback.limit === true && !unlimited ? 'Y' : 'N',
     NONCE: nonce,
   };
-  if (playback.limit === true) {
+  if (unlimited && xml.pd_start !== undefined) {
+    return {
+      ok: false,
+      reason:
+        'playback_policy.duration 0 means no limit, and the XML answer cannot carry xml.pd_start without an end (PD_END): give a duration above 0 or an expire_date, or leave xml.pd_start out.',
+    };
+  }
+  if (playback.limit === true && !unlimited) {
     const startMs = xml.pd_start === undefined ? now : (parseTimestamp(xml.pd_start) as number);
     let endMs: number;
     if (playback.duration !== undefined) endMs = startMs + playback.duration * 1000;
@@ -80,10 +90,11 @@ function buildXmlAnswer(decision: Allow, nonce: string, now: number): BuildResul
           'playback_policy.limit is true without duration or expire_date: the XML answer needs one of them for PD_END.',
       };
     }
-    if (endMs < startMs) {
+    // The service refuses a period that does not start before it ends (8709), as the reader does.
+    if (endMs <= startMs) {
       return {
         ok: false,
-        reason: 'The playback period ends before it starts (PD_END < PD_START).',
+        reason: `The playback period does not start before it ends (PD_START ${formatTimestamp(startMs)}, PD_END ${formatTimestamp(endMs)}): grant a later expire_date, or duration 0 for no limit.`,
       };
     }
     answer.PD_START = formatTimestamp(startMs);

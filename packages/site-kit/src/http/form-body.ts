@@ -1,4 +1,4 @@
-import { isBase64 } from '../encoding/base64.ts';
+import { codeTable, isBase64 } from '../encoding/base64.ts';
 
 /**
  * The value of `data=<url-encoded base64>` when the body is that and nothing else, read to the
@@ -11,28 +11,26 @@ function plainFormValue(text: string): string | undefined {
   const end = text.length;
   if (end === 5 || text.charCodeAt(5) === PLUS || text.charCodeAt(end - 1) === PLUS)
     return undefined;
-  let value = '';
-  let from = 5;
+  // One pass that only checks (a table per character, no string built), then the escapes decoded
+  // natively: building the value a slice at a time cost as much as the rest of the gateway per KB.
+  // Checked, the only escapes are %2B, %2F and %3D, which decodeURIComponent reads as form decoding
+  // does (and it leaves a raw `+` as it is).
+  let escapes = false;
   for (let i = 5; i < end; i++) {
     const c = text.charCodeAt(i);
-    if (
-      (c >= 65 && c <= 90) ||
-      (c >= 97 && c <= 122) ||
-      (c >= 47 && c <= 57) ||
-      c === PLUS ||
-      c === 61
-    )
-      continue;
-    const escaped = c === 37 && i + 2 < end ? unescaped(text, i) : undefined;
-    if (escaped === undefined) return undefined;
-    value += text.slice(from, i) + escaped;
+    if (c < 128 && FORM_CHARS[c] === 1) continue;
+    if (c !== PERCENT || i + 2 >= end || unescaped(text, i) === undefined) return undefined;
+    escapes = true;
     i += 2;
-    from = i + 1;
   }
-  return from === 5 ? text.slice(5) : value + text.slice(from);
+  const value = text.slice(5);
+  return escapes ? decodeURIComponent(value) : value;
 }
 
 const PLUS = 43;
+const PERCENT = 37;
+// What stands for itself in the value: base64's alphabet and its padding.
+const FORM_CHARS = codeTable('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=');
 
 /** `+`, `/` or `=` for the escape %2B, %2F or %3D at `at` (either case), else undefined. */
 function unescaped(text: string, at: number): string | undefined {

@@ -147,7 +147,8 @@ export function toWebRequest(
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2)
     headers.push([raw[i] as string, raw[i + 1] as string]);
-  const url = requestUrl(req.headers.host ?? 'localhost', req.url ?? '/');
+  // A target without a URL never gets this far (the listener refuses it): routing sees the root.
+  const url = requestUrl(req.headers.host ?? 'localhost', req.url ?? '/') ?? 'http://localhost/';
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD' || body === undefined) {
     return new Request(url, { method, headers });
@@ -163,21 +164,28 @@ let lastHost = '';
 let lastBase = 'http://localhost';
 
 /**
- * The request's URL, for its web Request. The URL only feeds routing; a malformed Host must not make
- * the request unanswerable, so a base that does not parse is http://localhost. What clients send,
- * a plain Host and a path (`/...`, not `//`, not `/\\`), is given to Request as one string, which
- * it parses once: the URL that `new URL(path, base)` names, without parsing it twice (a URL cost a
- * third of a Request). Any other target (absolute, scheme-relative, `*`) is resolved as it was.
+ * The request's URL, for its web Request; undefined for a target no URL names (`http://[`), which
+ * {@link toNodeListener} refuses before any handler sees it. The URL only feeds routing; a malformed
+ * Host must not make the request unanswerable, so a Host that does not parse is localhost, and only
+ * the Host's origin is kept (a Request refuses a URL with credentials). A target that starts with
+ * `/` is a path on the Host (RFC 9112's origin-form), `//x` and `/\x` included, never another
+ * authority; it is given to Request as one string, which it parses once (a URL cost a third of a
+ * Request). Any other target (absolute-form, `*`) is resolved against the Host, credentials dropped.
  */
-export function requestUrl(host: string, target: string): string | URL {
+export function requestUrl(host: string, target: string): string | URL | undefined {
   if (host !== lastHost) {
     const base = `http://${host}`;
-    lastBase = URL.canParse(base) ? base : 'http://localhost';
+    lastBase = !URL.canParse(base)
+      ? 'http://localhost'
+      : PLAIN_HOST.test(host)
+        ? base
+        : new URL(base).origin;
     lastHost = host;
   }
-  const plainPath =
-    target.charCodeAt(0) === 0x2f /* / */ &&
-    target.charCodeAt(1) !== 0x2f &&
-    target.charCodeAt(1) !== 0x5c; /* \ */
-  return plainPath && PLAIN_HOST.test(host) ? lastBase + target : new URL(target, lastBase);
+  if (target.charCodeAt(0) === 0x2f /* / */) return lastBase + target;
+  if (!URL.canParse(target, lastBase)) return undefined;
+  const url = new URL(target, lastBase);
+  url.username = '';
+  url.password = '';
+  return url;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { nodeExchange, toWebRequest } from './node-exchange.ts';
+import { nodeExchange, requestUrl, toWebRequest } from './node-exchange.ts';
 import { exchangeHandlerOf, type WebHandler } from './web.ts';
 import { createWriteBatch } from './write-batch.ts';
 
@@ -22,6 +22,11 @@ export function toNodeListener(handler: WebHandler): NodeListener {
   const batch = createWriteBatch();
   return async (req, res) => {
     try {
+      if (!namesUrl(req)) {
+        writeHead(req, res, 400, { 'content-type': 'text/plain; charset=utf-8' }, BAD_TARGET);
+        res.end(BAD_TARGET);
+        return;
+      }
       if (direct) {
         const answer = await direct(nodeExchange(req));
         await batch(() => {
@@ -45,6 +50,17 @@ export function toNodeListener(handler: WebHandler): NodeListener {
       }
     }
   };
+}
+
+const BAD_TARGET = 'Bad request: the request target is neither a path nor a URL.';
+
+// What clients send (a path) is checked by one character; the rest must name a URL.
+function namesUrl(req: IncomingMessage): boolean {
+  const target = req.url ?? '/';
+  return (
+    target.charCodeAt(0) === 0x2f /* / */ ||
+    requestUrl(req.headers.host ?? 'localhost', target) !== undefined
+  );
 }
 
 async function callWeb(handler: WebHandler, req: IncomingMessage): Promise<Response> {

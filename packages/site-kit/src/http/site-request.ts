@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { CID_CONTROL, isPlayerCid, MAX_CID } from '../schemas/content-id.ts';
 import { canonicalDrmType, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
@@ -12,7 +13,14 @@ export interface PlayerRequest {
 
 const bodySchema = z.object(
   {
-    cid: z.string({ error: mustBe('a string') }).min(1, 'must not be empty (the content ID)'),
+    cid: z
+      .string({ error: mustBe('a string') })
+      .min(1, 'must not be empty (the content ID)')
+      .max(MAX_CID, `must be at most ${MAX_CID} characters (the content ID)`)
+      .refine(
+        (cid) => !CID_CONTROL.test(cid),
+        'must not contain control characters (CR, LF, NUL, ...)',
+      ),
     drm_type: drmTypeSchema,
   },
   { error: mustBe('a JSON object {"cid","drm_type"}') },
@@ -44,6 +52,6 @@ function readPlain(json: unknown): PlayerRequest | undefined {
   if (!isPlainObject(json)) return undefined;
   const { cid, drm_type } = json as Record<string, unknown>;
   const drmType = canonicalDrmType(drm_type);
-  if (typeof cid !== 'string' || cid.length === 0 || drmType === undefined) return undefined;
+  if (typeof cid !== 'string' || !isPlayerCid(cid) || drmType === undefined) return undefined;
   return { cid, drmType };
 }

@@ -1,3 +1,4 @@
+import { CID_CONTROL as CONTROL, MAX_CID } from '../schemas/content-id.ts';
 import type { ProxyDrm } from './drm.ts';
 import { ProxyFailure } from './errors.ts';
 import type { ProxyRequestKind } from './events.ts';
@@ -9,10 +10,6 @@ export interface ProxyRequest {
   /** Always set for a license request. */
   cid?: string;
 }
-
-const MAX_CID = 200;
-// C0 controls and DEL: a cid goes into the token JSON and into logs.
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
  * The player names the DRM and the content in the query, as the service's proxy samples do:

@@ -7,7 +7,8 @@ export function mustBe(what: string): (issue: { input?: unknown }) => string {
     issue.input === undefined ? 'is required' : `must be ${what}, got ${kindOf(issue.input)}`;
 }
 
-function kindOf(value: unknown): string {
+/** What a value is, for an error sentence, whatever it is (no JSON.stringify: a bigint or a cycle). */
+export function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;

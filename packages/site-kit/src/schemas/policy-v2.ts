@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { mustBe } from './must-be.ts';
+import { kindOf, mustBe } from './must-be.ts';
 import { securityPolicyV2Schema, TRACK_TYPES, trackTypeSchema } from './security-policy-v2.ts';
 import { timestampSchema } from './timestamp.ts';
 import { flag, hex, obj, oneOf, seconds } from './values.ts';
@@ -43,7 +43,8 @@ const mpegCencKeySchema = obj({
   iv: hex(16).optional(),
 });
 
-// key and iv are what HLS AES needs; key_id is optional (the addendum requires key and iv only).
+// key and iv are what HLS AES needs; key_id is optional to readers (the addendum requires key and
+// iv only), and the issuer requires it (see hlsAesWithoutKeyId).
 const hlsAesKeySchema = obj({
   track_type: trackTypeSchema,
   key: hex(16),
@@ -71,6 +72,19 @@ export const externalKeyV2Schema = obj({
   (keys) => keys.mpeg_cenc !== undefined || keys.hls_aes !== undefined || keys.ncg !== undefined,
   'must hold at least one of mpeg_cenc, hls_aes, ncg (leave external_key out otherwise)',
 );
+/**
+ * The paths of hls_aes keys without `key_id`: the addendum lists key_id in the entry but requires
+ * only key and iv, and two of the service's three newest builders refuse a key without it. The
+ * issuer refuses them; readers take them with a warning.
+ */
+export function hlsAesWithoutKeyId(externalKey: ExternalKeyV2 | undefined): string[] {
+  const paths: string[] = [];
+  externalKey?.hls_aes?.forEach((entry, i) => {
+    if (entry.key_id === undefined) paths.push(`policy.external_key.hls_aes.${i}.key_id`);
+  });
+  return paths;
+}
+
 /** A v2 `external_key` as read back (each entry's `track_type` filled in). */
 export type ExternalKeyV2 = z.infer<typeof externalKeyV2Schema>;
 
@@ -83,7 +97,7 @@ export const tokenPolicyV2Schema = obj({
     error: (issue) =>
       issue.input === undefined
         ? 'is required: a v2 policy starts with "policy_version": 2'
-        : `must be 2, got ${JSON.stringify(issue.input)}`,
+        : `must be 2, got ${typeof issue.input === 'number' ? issue.input : kindOf(issue.input)}`,
   }),
   playback_policy: playbackPolicyV2Schema.optional(),
   security_policy: securityPolicyV2Schema.optional(),

@@ -29,7 +29,7 @@ export const TOKEN_REFUSAL_CODES: Readonly<
   HASH_MISMATCH: { code: '7019', own: false },
   TOKEN_EXPIRED: { code: '7011', own: false },
   TOKEN_NOT_YET_VALID: { code: '7011', own: false },
-  DECRYPT_FAILED: { code: '7008', own: false },
+  DECRYPT_FAILED: { code: '7016', own: false },
   INVALID_POLICY: { code: '6002', own: true },
   SITE_MISMATCH: { code: '1003', own: false },
 };

@@ -7,6 +7,7 @@ import { tokenPolicySchema, type TokenPolicy } from '../schemas/policy.ts';
 import { foldV2Aliases } from '../schemas/aliases-v2.ts';
 import { upperCaseHexPaths } from '../schemas/hex-case.ts';
 import {
+  hlsAesWithoutKeyId,
   playbackPolicyV2Conflicts,
   tokenPolicyV2Schema,
   type TokenPolicyV2,
@@ -267,6 +268,18 @@ function parsePolicyV2(policy: unknown): TokenPolicyV2 {
     throw new SiteKitError('INVALID_POLICY', describeIssues(parsed.error, 'policy'));
   }
   refuseUpperCaseHex(parsed.data.external_key);
+  const noKeyId = hlsAesWithoutKeyId(parsed.data.external_key);
+  if (noKeyId.length > 0) {
+    throw new SiteKitError(
+      'INVALID_POLICY',
+      noKeyId
+        .map(
+          (path) =>
+            `${path}: is required (the service's newest token builders refuse an hls_aes key without it)`,
+        )
+        .join('; '),
+    );
+  }
   const conflicts = playbackPolicyV2Conflicts(parsed.data.playback_policy ?? {});
   if (conflicts.length > 0) {
     throw new SiteKitError(

@@ -7,6 +7,7 @@ import {
   type TokenPolicy,
 } from '../schemas/policy.ts';
 import {
+  hlsAesWithoutKeyId,
   playbackPolicyV2Conflicts,
   playbackPolicyV2Notes,
   tokenPolicyV2Schema,
@@ -85,6 +86,9 @@ function withV2Warnings(
     ...playbackPolicyV2Conflicts(playback).map((c) => `playback_policy.${c.path} ${c.message}`),
     ...playbackPolicyV2Notes(playback),
     ...upperCaseNotes(policy.external_key),
+    ...hlsAesWithoutKeyId(policy.external_key).map(
+      (path) => `${path}: absent, read without it (the service's newest builders require it)`,
+    ),
   ];
   return { policy, warnings };
 }

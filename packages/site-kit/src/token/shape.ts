@@ -90,19 +90,23 @@ function matchesMember(value: unknown, data: unknown): boolean {
   return typeof data === 'object' && data !== null ? matchesData(value, data) : value === data;
 }
 
+const MAX_COPY_DEPTH = 16;
+
 /**
  * A deep copy of plain objects, arrays and primitives, data no one else holds; undefined when the
  * value holds anything a copy would not read back alike (accessors, hidden members, class instances).
  */
-export function copyData(value: unknown): unknown {
+export function copyData(value: unknown, depth = 0): unknown {
   if (typeof value !== 'object' || value === null) return value;
+  // Deeper than any policy: a cycle (or not a policy at all), which the schema then refuses.
+  if (depth > MAX_COPY_DEPTH) return undefined;
   const array = Array.isArray(value);
   if (!array && !isPlainObject(value)) return undefined;
   const out: Record<string, unknown> = array ? ([] as unknown as Record<string, unknown>) : {};
   for (const [key, member] of Object.entries(Object.getOwnPropertyDescriptors(value))) {
     if (array && key === 'length') continue;
     if (!('value' in member) || !member.enumerable) return undefined;
-    const copy = copyData(member.value);
+    const copy = copyData(member.value, depth + 1);
     if (copy === undefined && member.value !== undefined) return undefined;
     out[key] = copy;
   }

@@ -62,29 +62,38 @@ const v2Arb = fc.oneof(
   playbackV2Arb.map((playback_policy) => ({ playback_policy, policy_version: 2 })),
 );
 
-const wrongArb = fc.constantFrom(
-  undefined,
-  null,
-  true,
-  0,
-  1,
-  -1,
-  -0,
-  1.5,
-  2 ** 53,
-  Number.NaN,
-  Number.POSITIVE_INFINITY,
-  '',
-  '60',
-  '-1',
-  '6 0',
-  '１２',
-  'ALL',
-  'sd_hd',
-  '2026-02-30T00:00:00Z',
-  '2026-03-01T12:00:00Z',
-  {},
-  [],
+// An object or array is made afresh for every draw: the test writes into what it draws, and a shared
+// `{}` would grow from one run to the next and could come to contain itself.
+const wrongArb = fc.oneof(
+  {
+    weight: 20,
+    arbitrary: fc.constantFrom(
+      undefined,
+      null,
+      true,
+      0,
+      1,
+      -1,
+      -0,
+      1.5,
+      2 ** 53,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      '',
+      '60',
+      '-1',
+      '6 0',
+      '１２',
+      'ALL',
+      'sd_hd',
+      '2026-02-30T00:00:00Z',
+      '2026-03-01T12:00:00Z',
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('object', 'array').map((kind) => (kind === 'object' ? {} : [])),
+  },
 );
 const PLAYBACK_MEMBERS = [
   'limit',

@@ -174,6 +174,36 @@ describe('gateway handler: answers', () => {
     });
   });
 
+  it('answers duration 0 (no limit, as in a JSON answer) with LIMIT N and no period', async () => {
+    const { post } = setup(() => allow({ playback_policy: { limit: true, duration: 0 } }));
+    const answer = await answerOf(await post(encodeGatewayRequest(xmlRequest, KEY)), 'xml');
+    expect(answer).toMatchObject({ ERROR: '0000', LIMIT: 'N' });
+    expect(answer).not.toHaveProperty('PD_START');
+    expect(answer).not.toHaveProperty('PD_END');
+  });
+
+  it('writes no period that does not start before it ends (its own reader and the service refuse it)', async () => {
+    const cases = [
+      {
+        playback_policy: { limit: true, expire_date: '2026-01-01T00:00:00Z' },
+        reason:
+          'The playback period does not start before it ends (PD_START 2026-01-01T00:00:00Z, PD_END 2026-01-01T00:00:00Z): grant a later expire_date, or duration 0 for no limit.',
+      },
+      {
+        playback_policy: { limit: true, duration: 0 },
+        xml: { pd_start: '2026-01-02T00:00:00Z' },
+        reason:
+          'playback_policy.duration 0 means no limit, and the XML answer cannot carry xml.pd_start without an end (PD_END): give a duration above 0 or an expire_date, or leave xml.pd_start out.',
+      },
+    ];
+    for (const { reason, ...decision } of cases) {
+      const { post, events } = setup(() => allow(decision));
+      const answer = await answerOf(await post(encodeGatewayRequest(xmlRequest, KEY)), 'xml');
+      expect(answer).toMatchObject({ ERROR: '9003' });
+      expect(events.at(-1)).toMatchObject({ type: 'error', error_code: '9003', reason });
+    }
+  });
+
   it('answers an XML refusal and escapes special characters', async () => {
     const { post } = setup(() => ({
       allow: false,

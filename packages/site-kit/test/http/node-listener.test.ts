@@ -1,4 +1,6 @@
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGatewayHandler,
@@ -254,6 +256,68 @@ describe('toNodeListener', () => {
     }
   });
 
+  it('gives any request target the normal answer or a 400: "//" and "/\\" are paths, never a 500', async () => {
+    const site = { siteId: 'NODE', siteKey: KEY, accessKey: 'LT2FVJDp2Xr018zf4Di6lzvNOv3DKP20' };
+    const paths: string[] = [];
+    const server = await listen(
+      toNodeListener(
+        createTokenHandler({
+          ...site,
+          authorize: (request) => {
+            paths.push(new URL(request.url).pathname);
+            return { allow: true, userId: 'user-1' };
+          },
+        }),
+      ),
+    );
+    const body = JSON.stringify({ cid: 'movie-1', drm_type: 'Widevine' });
+    const ask = (target: string, serve: TestServer = server) =>
+      rawPost(serve.url, target, body, { 'content-type': 'application/json' });
+    try {
+      for (const target of ['//', '/\\', '//elsewhere.example/x', 'http://u:p@other.example/t']) {
+        const answer = await ask(target);
+        expect(answer.status, target).toBe(200);
+        expect(createTokenVerifier(site).verify(answer.body).userId).toBe('user-1');
+      }
+      expect(paths).toEqual(['//', '//', '//elsewhere.example/x', '/t']);
+      for (const target of ['http://[', 'http://x:99999/']) {
+        expect(await ask(target)).toEqual({
+          status: 400,
+          body: 'Bad request: the request target is neither a path nor a URL.',
+        });
+        expect(await ask(target, echo)).toMatchObject({ status: 400 });
+      }
+      expect(await ask('//', echo)).toEqual({ status: 201, body: `null|${body}` });
+      expect(paths).toHaveLength(4);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("with the README's server timeouts, a body that trickles in gets 408 and its connection closed", async () => {
+    const handler = createGatewayHandler({ siteKey: KEY, authorize });
+    // The README's options, shortened: Node's own default holds such a request 300 s.
+    const server = createServer(
+      { requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 100 },
+      toNodeListener(handler),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.write(
+        `POST / HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-length: 900\r\n\r\ndata=`,
+      );
+      await new Promise((resolve) => socket.once('close', resolve));
+      expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('answers 500 without details when a handler throws', async () => {
     const server = await listen(
       toNodeListener(async () => {
@@ -269,3 +333,31 @@ describe('toNodeListener', () => {
     }
   });
 });
+
+/** A POST with the request target as given (fetch and node:http normalize or refuse some). */
+function rawPost(
+  base: string,
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  const head = Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)) })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.end(
+        `POST ${target} HTTP/1.1\r\nhost: ${hostname}:${port}\r\nconnection: close\r\n${head}\r\n${body}`,
+      ),
+    );
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const [status = '', ...rest] = text.split('\r\n\r\n');
+      resolve({ status: Number(status.split(' ')[1]), body: rest.join('\r\n\r\n') });
+    });
+  });
+}

@@ -211,12 +211,32 @@ describe('hex case: the issuer refuses upper case naming the member, readers acc
     );
   });
 
-  it('hls_aes needs key and iv only: key_id is optional', () => {
+  it('hls_aes without key_id: the issuer refuses it (as the newest builders do), readers take it and warn', () => {
     const policy = {
       policy_version: 2,
       external_key: { hls_aes: [{ track_type: 'ALL', key: KEY, iv: KEY }] },
     } satisfies TokenPolicyV2Input;
-    const verified = verifyV2(issuer.issue({ cid: 'movie', policy, timestamp: TS }));
+    const refused = failure(() => issuer.issue({ cid: 'movie', policy, timestamp: TS }));
+    expect([refused.code, refused.message]).toEqual([
+      'INVALID_POLICY',
+      "policy.external_key.hls_aes.0.key_id: is required (the service's newest token builders refuse an hls_aes key without it)",
+    ]);
+    const { token } = builderToken(
+      TUTO,
+      { drmType: 'Widevine', userId: 'u', cid: 'movie', timestamp: TS, policy },
+      'compact',
+    );
+    const verified = verifyV2(token);
     expect(verified.policy.external_key?.hls_aes).toEqual(policy.external_key.hls_aes);
+    expect(verified.warnings).toContain(
+      "policy.external_key.hls_aes.0.key_id: absent, read without it (the service's newest builders require it)",
+    );
+    const withKeyId = { hls_aes: [{ track_type: 'ALL' as const, key_id: KID, key: KEY, iv: KEY }] };
+    const issued = issuer.issue({
+      cid: 'movie',
+      policy: { policy_version: 2, external_key: withKeyId },
+      timestamp: TS,
+    });
+    expect(verifyV2(issued).policy.external_key).toEqual(withKeyId);
   });
 });

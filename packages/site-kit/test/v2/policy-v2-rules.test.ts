@@ -286,6 +286,22 @@ const wrong: [string, TokenPolicyV2Input | Record<string, unknown>, string, RegE
     'policy.external_key',
     /at least one of mpeg_cenc, hls_aes, ncg/,
   ],
+  // The booleans of the per-DRM objects take true or false only, never 1 or "true".
+  ...(
+    [
+      ['widevine', 'override_device_revocation', 'yes', /got the string "yes"/],
+      ['widevine', 'enable_license_cipher', 1, /got number 1/],
+      ['playready', 'enable_license_cipher', 'true', /got the string "true"/],
+      ['fairplay', 'allow_av_adapter', 0, /got number 0/],
+      ['ncg', 'allow_mobile_abnormal_device', 'false', /got the string "false"/],
+      ['ncg', 'allow_external_display', null, /got null/],
+    ] as const
+  ).map(([drm, member, value, got]): [string, Record<string, unknown>, string, RegExp] => [
+    `${drm}.${member} ${JSON.stringify(value)}`,
+    { policy_version: 2, security_policy: [{ track_type: 'ALL', [drm]: { [member]: value } }] },
+    `policy.security_policy.0.${drm}.${member}`,
+    new RegExp(`must be true or false, ${got.source}`),
+  ]),
 ];
 
 describe('v2 policy rules', () => {

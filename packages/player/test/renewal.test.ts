@@ -21,6 +21,8 @@ class FakeSession extends EventTarget {
   readonly sessionId = `session-${FakeSession.made.length + 1}`;
   generated: { initDataType: string; initData: Uint8Array } | undefined;
   updates: string[] = [];
+  /** Filled by a license, as a CDM does. */
+  readonly keyStatuses = new Map<string, string>();
   isClosed = false;
   private close_!: () => void;
   readonly closed = new Promise<void>((resolve) => (this.close_ = resolve));
@@ -41,6 +43,7 @@ class FakeSession extends EventTarget {
   }
   async update(data: BufferSource) {
     this.updates.push(new TextDecoder().decode(data as Uint8Array));
+    this.keyStatuses.set('kid', 'usable');
   }
   async close() {
     this.isClosed = true;
@@ -141,9 +144,11 @@ async function load(
   options: Partial<EngineOptions> & {
     keySystem?: string;
     configuration?: MediaKeySystemConfiguration;
+    /** The player's session got its license (else it still waits for it). */
+    licensed?: boolean;
   } = {},
 ): Promise<Load> {
-  const { keySystem = 'org.w3.clearkey', configuration, ...rest } = options;
+  const { keySystem = 'org.w3.clearkey', configuration, licensed = true, ...rest } = options;
   const engine = createEngine(
     resolveOptions({
       tokenUrl: TOKEN_URL,
@@ -186,6 +191,7 @@ async function load(
     media.mediaKeys as unknown as MediaKeys
   ).createSession() as unknown as FakeSession;
   await playerSession.generateRequest('cenc', INIT_DATA);
+  if (licensed) playerSession.keyStatuses.set('kid', 'usable');
   return { engine, session, media, page, driver, playerSession, events, refused };
 }
 
@@ -367,6 +373,17 @@ test('a license is never renewed twice at once: a slow renewal holds the next on
   // The renewed license is renewed next, once.
   expect(site.licenses).toHaveLength(2);
   expect(renewalSessions(l).map((s) => s.isClosed)).toEqual([true, false]);
+  l.driver.stop();
+});
+
+test('a session still waiting for its first license is not renewed', async () => {
+  const site = services();
+  const l = await load(site.fetch, { renewal: { intervalSec: 1 }, licensed: false });
+  await vi.advanceTimersByTimeAsync(3000);
+  expect(site.licenses).toEqual([]);
+  l.playerSession.keyStatuses.set('kid', 'usable');
+  await vi.advanceTimersByTimeAsync(1000);
+  expect(site.licenses).toHaveLength(1);
   l.driver.stop();
 });
 

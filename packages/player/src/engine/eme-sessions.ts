@@ -10,6 +10,8 @@
 export type EmeBytes = ArrayBuffer | ArrayBufferView<ArrayBuffer>;
 export interface EmeSession {
   readonly closed: Promise<unknown>;
+  /** Empty until the session holds a license. */
+  readonly keyStatuses: { readonly size: number };
   generateRequest(initDataType: string, initData: EmeBytes): Promise<void>;
   update(response: EmeBytes): Promise<void>;
   close(): Promise<void>;

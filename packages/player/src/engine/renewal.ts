@@ -163,7 +163,10 @@ export function startRenewal(
     const recorded = recordedKeys(keys);
     if (!keys || !recorded) return;
     for (const record of [...recorded.sessions]) {
-      if (busy.has(record.session) || record.closed) continue;
+      // A session still waiting for its first license is the player's to finish, not to renew.
+      if (busy.has(record.session) || record.closed || record.session.keyStatuses.size === 0) {
+        continue;
+      }
       void renew(keys, recorded.keySystem, record, recorded.configuration);
     }
   }

@@ -418,6 +418,7 @@ describe('a refused renewal', () => {
       expect(l.events.renewalFailed).toEqual([
         { keySystem: 'org.w3.clearkey', drmType: 'Widevine', cid: CID, error, final: true },
       ]);
+      expect(l.media.paused).toBe(true);
       // The new session is closed; the player's own is the player's to close as it stops.
       expect(renewalSessions(l).map((s) => s.isClosed)).toEqual([true]);
       await vi.advanceTimersByTimeAsync(5000);

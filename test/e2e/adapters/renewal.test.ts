@@ -126,6 +126,52 @@ describe.skipIf(skip)('license renewal on the four players', () => {
       expect(page.pageErrors).toEqual([]);
     },
   );
+
+  test.each(PLAYERS)(
+    'the %s adapter: a renewal refused with 8711 reaches the app through its player as a LicenseServiceError naming the period, and the load stops',
+    async (player) => {
+      const { page } = session;
+      await page.fresh();
+      await page.start({
+        id: 'r',
+        player,
+        manifestUrl: `${session.origin}/content/${MANIFEST[player]}`,
+        options: {
+          contentId: SAMPLE.cid,
+          tokenUrl: `${session.site.url}/token-streams?viewer=${player}-refused`,
+          licenseServer: { 'org.w3.clearkey': session.emulator.licenseUrl },
+          renewal: { intervalSec: INTERVAL_SEC },
+        },
+      });
+      const playing = await page.waitFor(
+        'r',
+        'playing',
+        (s) => s.currentTime > 1 || s.errors.length > 0,
+      );
+      expect(playing.errors).toEqual([]);
+      // The service's verdict on the next renewal: the playback period is over.
+      session.emulator.faults.set([{ fault: 'renewal-refused', times: 1 }]);
+      let refused: AdapterStatus;
+      try {
+        refused = await page.waitFor('r', 'an error', (s) => s.errors.length > 0);
+      } finally {
+        session.emulator.faults.clear();
+      }
+      expect(refused.errors[0]?.auth).toMatchObject({
+        name: 'LicenseServiceError',
+        errorCode: '8711',
+        limit: 'playback-period',
+      });
+      expect(refused.renewals.failed).toHaveLength(1);
+      // Stopped: no more renewals, and the picture does not go on.
+      await sleep((INTERVAL_SEC + 1) * 1000);
+      const after = await page.status('r');
+      expect(after.renewals.sent).toHaveLength(refused.renewals.sent.length);
+      expect(after.paused).toBe(true);
+      expect(after.currentTime).toBeLessThanOrEqual(refused.currentTime);
+      expect(page.pageErrors).toEqual([]);
+    },
+  );
 });
 
 function expectSmooth(status: AdapterStatus): void {

@@ -34,6 +34,7 @@ export interface RenewalOptions {
 export interface RenewalMedia {
   readonly mediaKeys: EmeKeys | null;
   readonly paused: boolean;
+  pause?(): void;
   addEventListener(type: 'pause' | 'play', listener: () => void): void;
   removeEventListener(type: 'pause' | 'play', listener: () => void): void;
 }
@@ -221,7 +222,10 @@ export function startRenewal(
       const final = isFinal(reason);
       emit('renewalFailed', { ...what, error: reason, final });
       if (final) {
+        // The buffered media must not play on beyond the service's verdict, whatever the player does.
+        const media = host.media();
         stop();
+        media?.pause?.();
         host.refused(reason);
       }
     } finally {

@@ -82,6 +82,8 @@ export interface AdapterStatus {
   /** The <video> element's id now (video.js moves it into a wrapper that takes the given id). */
   videoId: string;
   currentTime: number;
+  /** The <video> element is paused (an unloaded or reset element is too). */
+  paused: boolean;
   readyState: number;
   errors: AppError[];
   /** The cid of each license request sent, in order. */

@@ -30,6 +30,7 @@ interface VideoElement extends FrameVideo {
   muted: boolean;
   autoplay: boolean;
   readonly readyState: number;
+  readonly paused: boolean;
   addEventListener(type: string, listener: () => void, options?: { once: true }): void;
 }
 /** What the app's hls.js hook uses of the XHR. */
@@ -66,7 +67,7 @@ interface Started {
 }
 interface Entry {
   video: VideoElement;
-  status: Omit<AdapterStatus, 'currentTime' | 'readyState' | 'videoId'>;
+  status: Omit<AdapterStatus, 'currentTime' | 'paused' | 'readyState' | 'videoId'>;
   started: Started;
 }
 const entries = new Map<string, Entry>();
@@ -338,6 +339,7 @@ const adapters: AdapterHarness = {
     return {
       ...structuredClone(status),
       currentTime: video.currentTime,
+      paused: video.paused,
       readyState: video.readyState,
       videoId: video.id,
     };

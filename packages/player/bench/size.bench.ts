@@ -24,16 +24,16 @@ export const BUDGET = { engine: 5 * 1024, adapter: 1.5 * 1024 } as const;
 
 /**
  * What the tests hold the sizes to. The engine misses its budget (README.md says what its bytes
- * buy): the largest engine an app bundled when the measure was made (7439 bytes, the hls.js app,
- * with the session per load) plus a margin. The adapters keep the issue's budget, but for Shaka's,
+ * buy): the largest engine an app bundled when the measure was made (9840 bytes, the hls.js app,
+ * with license renewal) plus a margin. The adapters keep the issue's budget, but for Shaka's,
  * which routes a preload's and a Storage download's requests to their own loads (waiting, while the
- * player loads, for it to report its DRM engine) and re-sends a refused request from the challenge
- * as the CDM made it (2383 bytes measured).
+ * player loads, for it to report its DRM engine), re-sends a refused request from the challenge
+ * as the CDM made it, and sends renewals through Shaka's networking engine (2546 bytes measured).
  */
 export const CEILING = {
-  engine: 7.75 * 1024,
+  engine: 9.875 * 1024,
   adapter: {
-    shaka: 2.375 * 1024,
+    shaka: 2.625 * 1024,
     hls: BUDGET.adapter,
     dash: BUDGET.adapter,
     videojs: BUDGET.adapter,
@@ -206,6 +206,10 @@ const PARTS: Array<[string, string[]]> = (
     ],
     ['FairPlay helpers (certificate, SPC body, CKC, skd:// cid)', ['fairplay.ts']],
     ['header check for remote servers', ['header-check.ts']],
+    [
+      'license renewal: the driver per load, the EME sessions it learns, its events',
+      ['renewal.ts', 'eme-sessions.ts'],
+    ],
     [
       'proxy mode: the proxy URL with drmType and cid, the proxy’s own failures typed',
       ['proxy.ts'],

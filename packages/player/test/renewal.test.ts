@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { createEngine, type Engine } from '../src/engine/engine.ts';
 import { LicenseServiceError } from '../src/engine/errors.ts';
+import { createLicenseSender } from '../src/engine/license-request.ts';
 import type { EngineEvents } from '../src/engine/events.ts';
 import { resolveOptions, type EngineOptions } from '../src/engine/options.ts';
 import { startRenewal, type RenewalDriver } from '../src/engine/renewal.ts';
@@ -179,7 +180,11 @@ async function load(
   const driver = startRenewal(
     engine,
     session,
-    { media: () => media as unknown as HTMLMediaElement, refused: (e) => refused.push(e) },
+    {
+      media: () => media as unknown as HTMLMediaElement,
+      refused: (e) => refused.push(e),
+      send: createLicenseSender(engine).send,
+    },
     page,
   );
   // The player: media keys for the key system, one session from the content's init data.

@@ -142,6 +142,7 @@ export function attachLicenseAuth(
   };
   // A renewal refused for good: dash.js's error event, as for a refused license, and a reset.
   const renew = renewEachLoad(engine, {
+    send: sender.send,
     media: () => (player.isReady() ? player.getVideoElement() : undefined),
     refused(error) {
       const data = { error: { code: LICENSER_ERROR, message: error.message, data: error } };

@@ -10,7 +10,8 @@ import {
 import type { Engine } from './engine.ts';
 import { LicenseAuthError, LicenseServiceError, TokenFetchError } from './errors.ts';
 import { drmTypeFor, isFairPlay, type DrmType } from './key-systems.ts';
-import { createLicenseSender } from './license-request.ts';
+import type { LicenseRequestInit } from './license-request.ts';
+import { findLicenseAuthError } from './find-error.ts';
 import type { LoadSession } from './session.ts';
 
 /** The `renewal` option of every adapter: when and how long the licenses of a load are renewed. */
@@ -48,6 +49,11 @@ export interface RenewalHost {
    * way and hand the app `error`. The driver has stopped already.
    */
   refused(error: LicenseAuthError): void;
+  /**
+   * Sends a renewal's license request the way the player's own go (its hooks, the token, the
+   * answer read before the CDM) and resolves with the license; rejects with the refusal.
+   */
+  send(init: LicenseRequestInit): Promise<Uint8Array>;
 }
 
 export interface RenewalDriver {
@@ -88,7 +94,6 @@ export function startRenewal(
   const settings = opts.renewal ?? {};
   const pausedLimitMs = (settings.pausedLimitSec ?? DEFAULT_LIMIT_SEC) * 1000;
   const hiddenLimitMs = (settings.hiddenLimitSec ?? DEFAULT_LIMIT_SEC) * 1000;
-  const sender = createLicenseSender(engine);
   const busy = new WeakSet<EmeSession>();
   const ours = new Set<EmeSession>();
   const warned = new Set<string>();
@@ -212,13 +217,12 @@ export function startRenewal(
     } catch (error) {
       if (stopped || session.ended) return;
       const reason =
-        error instanceof LicenseAuthError
-          ? error
-          : new LicenseAuthError(
-              'LICENSE_REQUEST_FAILED',
-              `The ${drmType} license of cid "${cid}" could not be renewed (${String(error)}); the next renewal tries again.`,
-              { cause: error },
-            );
+        findLicenseAuthError(error) ??
+        new LicenseAuthError(
+          'LICENSE_REQUEST_FAILED',
+          `The ${drmType} license of cid "${cid}" could not be renewed (${String(error)}); the next renewal tries again.`,
+          { cause: error },
+        );
       const final = isFinal(reason);
       emit('renewalFailed', { ...what, error: reason, final });
       if (final) {
@@ -256,7 +260,7 @@ export function startRenewal(
         });
       });
       await next.generateRequest(record.initDataType, record.initData);
-      const license = await sender.send({
+      const license = await host.send({
         keySystem,
         drmType,
         cid,

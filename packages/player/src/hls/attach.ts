@@ -132,6 +132,7 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   // A renewal refused for good: hls.js's fatal key system error, and the load stops.
   const renew = renewEachLoad(engine, {
     media: () => hls.media,
+    send: sender.send,
     refused(error) {
       const fatal = {
         type: 'keySystemError',

@@ -1,3 +1,4 @@
+import { toBytes, utf8 } from '../engine/bytes.ts';
 import { createEngine } from '../engine/engine.ts';
 import { serverCertificates } from '../engine/certificates.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
@@ -190,6 +191,25 @@ export function attachLicenseAuth(
   // refusal in its data), and the player unloads.
   const renew = renewEachLoad(engine, {
     media: () => target.getMediaElement?.(),
+    // Through Shaka's networking engine: the app's filters and ours (token, answer, 7011) run on it.
+    async send({ url, body }) {
+      const made = {
+        uris: [url],
+        method: 'POST',
+        body: typeof body === 'string' ? utf8(body) : toBytes(body),
+        headers: {},
+        allowCrossSiteCredentials: false,
+        retryParameters: target.getConfiguration().drm.retryParameters,
+        licenseRequestType: 'license-renewal',
+        sessionId: null,
+        drmInfo: target.drmInfo?.() ?? null,
+        initData: null,
+        initDataType: null,
+        streamDataCallback: null,
+      } as unknown as ShakaRequest;
+      const response = await net!.request(RequestType.LICENSE, made).promise;
+      return toBytes(response.data);
+    },
     refused(error) {
       const detail = { severity: 2, category: 6, code: 6007, data: [error] };
       target.dispatchEvent?.({ type: 'error', detail, stopped: false, defaultPrevented: false });

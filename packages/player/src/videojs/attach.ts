@@ -233,6 +233,7 @@ export function attachLicenseAuth(
     attached && engine.prefetch(request, Object.keys(keySystems), engine.loads.current());
   // A renewal refused for good: the player's error (MEDIA_ERR_ENCRYPTED), which stops playback.
   const renew = renewEachLoad(engine, {
+    send: sender.send,
     media: () => (player.tech?.(true) as { el?(): RenewalMedia } | undefined)?.el?.(),
     refused: (error) =>
       (player.error as ((e: object) => unknown) | undefined)?.call(player, {

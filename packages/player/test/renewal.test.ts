@@ -494,6 +494,19 @@ describe('the interval', () => {
     m.driver.stop();
   });
 
+  test("comes from the header through the app's axios instance too", async () => {
+    // An axios instance is a function with methods; the handle uses its post().
+    const axios = Object.assign(() => undefined, {
+      post: async () => ({ status: 200, data: 'token-1', headers: { 'x-renewal-interval': '7' } }),
+    });
+    const engine = createEngine(
+      resolveOptions({ tokenUrl: TOKEN_URL, axios, licenseServer: LICENSE_URL }),
+    );
+    await engine.getToken(CID, 'Widevine');
+    expect(engine.renewalIntervalSec()).toBe(7);
+    engine.destroy();
+  });
+
   test('a header that is not a whole number of seconds is ignored', async () => {
     const site = services({ renewalHeader: '1.5' });
     const l = await load(site.fetch);

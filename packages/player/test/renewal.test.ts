@@ -19,6 +19,8 @@ const INIT_DATA = new Uint8Array([0, 0, 0, 52, 112, 115, 115, 104, 1, 2, 3]);
 
 class FakeSession extends EventTarget {
   static made: FakeSession[] = [];
+  /** The CDM refuses the next generateRequest (init data it cannot read). */
+  static refuseNext = false;
   readonly sessionId = `session-${FakeSession.made.length + 1}`;
   generated: { initDataType: string; initData: Uint8Array } | undefined;
   updates: string[] = [];
@@ -34,6 +36,10 @@ class FakeSession extends EventTarget {
     FakeSession.made.push(this);
   }
   async generateRequest(initDataType: string, initData: BufferSource) {
+    if (FakeSession.refuseNext) {
+      FakeSession.refuseNext = false;
+      throw new TypeError('The CDM could not read the init data.');
+    }
     this.generated = { initDataType, initData: new Uint8Array(initData as ArrayBuffer) };
     const message = new TextEncoder().encode(`challenge of ${this.sessionId}`).buffer;
     queueMicrotask(() =>
@@ -206,6 +212,7 @@ const renewalSessions = (l: Load) => FakeSession.made.filter((s) => s !== l.play
 beforeEach(() => {
   vi.useFakeTimers();
   FakeSession.made = [];
+  FakeSession.refuseNext = false;
   vi.stubGlobal('MediaKeys', FakeMediaKeys);
   vi.stubGlobal('MediaKeySystemAccess', FakeAccess);
 });
@@ -390,6 +397,29 @@ test('a session still waiting for its first license is not renewed', async () =>
   await vi.advanceTimersByTimeAsync(1000);
   expect(site.licenses).toHaveLength(1);
   l.driver.stop();
+});
+
+test('a CDM that cannot start the new session is not final, and leaves nothing behind when the load ends', async () => {
+  const site = services();
+  const l = await load(site.fetch, { renewal: { intervalSec: 1 } });
+  FakeSession.refuseNext = true;
+  await vi.advanceTimersByTimeAsync(1000);
+  expect(l.events.renewalFailed).toEqual([
+    expect.objectContaining({
+      final: false,
+      error: expect.objectContaining({
+        code: 'LICENSE_REQUEST_FAILED',
+        message: expect.stringContaining('The CDM could not read the init data.'),
+      }),
+    }),
+  ]);
+  expect(renewalSessions(l).map((s) => s.isClosed)).toEqual([true]);
+  await vi.advanceTimersByTimeAsync(1000);
+  expect(l.events.licenseRenewed).toHaveLength(1);
+  // The load ends: the failed attempt's wait for a message rejects nowhere.
+  l.engine.loads.ended('The player unloaded.');
+  await vi.advanceTimersByTimeAsync(1000);
+  expect(site.licenses).toHaveLength(1);
 });
 
 test('the end of the load ends its renewals and closes the sessions the driver opened', async () => {

@@ -253,13 +253,23 @@ export function startRenewal(
     ours.add(next);
     busy.add(next);
     try {
+      const ended = new AbortController();
       const message = new Promise<ArrayBuffer>((resolve, reject) => {
         next.addEventListener('message', (event) => resolve(event.message), { once: true });
-        session.signal.addEventListener('abort', () => reject(session.signal.reason), {
-          once: true,
-        });
+        const abort = () => reject(session.signal.reason);
+        session.signal.addEventListener('abort', abort, { once: true, signal: ended.signal });
       });
-      await next.generateRequest(record.initDataType, record.initData);
+      // Settled however this attempt ends: no listener left on the load, no unhandled rejection.
+      message.then(
+        () => ended.abort(),
+        () => ended.abort(),
+      );
+      try {
+        await next.generateRequest(record.initDataType, record.initData);
+      } catch (error) {
+        ended.abort();
+        throw error;
+      }
       const license = await host.send({
         keySystem,
         drmType,

@@ -24,11 +24,11 @@ export const BUDGET = { engine: 5 * 1024, adapter: 1.5 * 1024 } as const;
 
 /**
  * What the tests hold the sizes to. The engine misses its budget (README.md says what its bytes
- * buy): the largest engine an app bundled when the measure was made (9840 bytes, the hls.js app,
+ * buy): the largest engine an app bundled when the measure was made (9876 bytes, the hls.js app,
  * with license renewal) plus a margin. The adapters keep the issue's budget, but for Shaka's,
  * which routes a preload's and a Storage download's requests to their own loads (waiting, while the
  * player loads, for it to report its DRM engine), re-sends a refused request from the challenge
- * as the CDM made it, and sends renewals through Shaka's networking engine (2546 bytes measured).
+ * as the CDM made it, and sends renewals through Shaka's networking engine (2547 bytes measured).
  */
 export const CEILING = {
   engine: 9.875 * 1024,

@@ -315,5 +315,38 @@ export const player: Catalogue = {
       why: 'FairPlay is also named com.apple.fps.1_0 / 2_0 / 3_0',
       tests: project,
     },
+    {
+      id: 'renewal-cached-token',
+      file: `${S}/engine.ts`,
+      original: "if (token?.source === 'cache' && licenseRequestType === 'license-renewal') {",
+      mutated: 'if (false) {',
+      why: 'each renewal carries a fresh token: a cached one proves nothing about the stream playing now',
+      tests: project,
+    },
+    {
+      id: 'stream-id-to-remote-servers',
+      file: `${S}/engine.ts`,
+      original: 'if (!proxy && url !== undefined && isLocalUrl(url)) {',
+      mutated: 'if (!proxy && url !== undefined) {',
+      why: "the real service's CORS refuses an extra header: the stream ID goes to local servers only",
+      tests: project,
+    },
+    {
+      id: 'renewal-twice-at-once',
+      file: `${S}/renewal.ts`,
+      original:
+        'if (busy.has(record.session) || record.closed || record.session.keyStatuses.size === 0) {',
+      mutated: 'if (record.closed || record.session.keyStatuses.size === 0) {',
+      why: 'one license is never renewed twice at once',
+      tests: project,
+    },
+    {
+      id: 'renewal-paused-forever',
+      file: `${S}/renewal.ts`,
+      original: '(pausedAt !== undefined && now - pausedAt >= pausedLimitMs) ||',
+      mutated: '',
+      why: 'a stream paused past the limit stops renewing, so it stops counting at the service',
+      tests: project,
+    },
   ],
 };

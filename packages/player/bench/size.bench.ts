@@ -24,15 +24,16 @@ export const BUDGET = { engine: 5 * 1024, adapter: 1.5 * 1024 } as const;
 
 /**
  * What the tests hold the sizes to. The engine misses its budget (README.md says what its bytes
- * buy): the largest engine an app bundled when the measure was made (7439 bytes, the hls.js app,
- * with the session per load) plus a margin. The adapters keep the issue's budget, but for Shaka's,
- * which binds each license request to its own operation by what Shaka gives for it (the player's
- * DRM engine, the preload manager handed to player.load(), a preload's or download's own
- * initDataTransform, the removal named for it) and re-sends a refused request from the challenge
- * as the CDM made it (2659 bytes measured, 2383 before issue 36).
+ * buy): the largest engine an app bundled when the measure was made (the hls.js app, with the
+ * session per load, the renewal's token window, clearTokens(), the bounds of a long session and
+ * license renewal) plus a margin. The adapters keep the issue's budget, but for Shaka's, which
+ * binds each license request to its own operation by what Shaka gives for it (the player's DRM
+ * engine, the preload manager handed to player.load(), a preload's or download's own
+ * initDataTransform, the removal named for it), re-sends a refused request from the challenge as
+ * the CDM made it, and sends renewals through Shaka's networking engine.
  */
 export const CEILING = {
-  engine: 8.25 * 1024,
+  engine: 9.875 * 1024,
   adapter: {
     shaka: 2.625 * 1024,
     hls: BUDGET.adapter,
@@ -207,6 +208,10 @@ const PARTS: Array<[string, string[]]> = (
     ],
     ['FairPlay helpers (certificate, SPC body, CKC, skd:// cid)', ['fairplay.ts']],
     ['header check for remote servers', ['header-check.ts']],
+    [
+      'license renewal: the driver per load, the EME sessions it learns, its events',
+      ['renewal.ts', 'eme-sessions.ts'],
+    ],
     [
       'proxy mode: the proxy URL with drmType and cid, the proxy’s own failures typed',
       ['proxy.ts'],

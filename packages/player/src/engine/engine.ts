@@ -44,7 +44,12 @@ export interface LicenseExchange {
    * whose token is retried within `retry.renewalWindowMs` (playback is running).
    */
   renewal: boolean;
+  /** This request is a license renewal (`licenseRequestType: 'license-renewal'`). */
+  renewalMessage?: boolean;
 }
+
+/** The emulator's stream ID header (its README, Streams): sent to local license servers only. */
+export const STREAM_ID_HEADER = 'x-drm-stream-id';
 
 export interface Engine<E extends EngineEvents = EngineEvents> {
   readonly options: ResolvedOptions;
@@ -96,7 +101,17 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     headers: Record<string, string>,
     attempt: number,
     licenseRequestType: string | null,
+    url?: string,
   ): Promise<string | undefined>;
+  /**
+   * Seconds between renewals: the `renewal.intervalSec` option, else the site's last
+   * `x-renewal-interval` answer; `undefined` when neither says.
+   */
+  renewalIntervalSec(): number | undefined;
+  /** The cid the load's license requests went with last, if any went. */
+  cidOf(session: LoadSession): string | undefined;
+  /** The load's stream ID, sent as `x-drm-stream-id` to local license servers only. */
+  streamIdOf(session: LoadSession): string;
 
   /**
    * Reads a 2xx answer before the CDM: the license as the CDM takes it, or `null` when a fresh
@@ -134,8 +149,10 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
   const post = () =>
     opts.axios ? axiosPost(opts.axios) : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init)));
+  let siteInterval: number | undefined;
   const fetchToken = withTokenDeadline(
-    opts.fetcher ?? createSiteFetcher(post(), source, opts.kind, opts.retry),
+    opts.fetcher ??
+      createSiteFetcher(post(), source, opts.kind, opts.retry, (sec) => (siteInterval = sec)),
     source,
     opts.kind,
     opts.tokenTimeoutMs,
@@ -223,6 +240,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   let lastKeySystem: string | undefined;
   // Loads that made a license request: each later one is a key rotation or a renewal.
   const begun = new WeakSet<LoadSession>();
+  const cids = new WeakMap<LoadSession, string>();
+  const streamIds = new WeakMap<LoadSession, string>();
+  const streamIdOf = (session: LoadSession) => {
+    let id = streamIds.get(session);
+    if (id === undefined) streamIds.set(session, (id = crypto.randomUUID()));
+    return id;
+  };
 
   const licenseServer = opts.licenseProxy ?? opts.licenseServer;
   const servers =
@@ -266,7 +290,11 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       await getToken(cid, drmType, session.signal);
       return true;
     },
+    renewalIntervalSec: () => opts.renewal?.intervalSec ?? siteInterval,
+    cidOf: (session) => cids.get(session),
+    streamIdOf,
     begin(keySystem, drmType, cid, session) {
+      cids.set(session, cid);
       const renewal = begun.has(session);
       begun.add(session);
       return {
@@ -282,7 +310,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       };
     },
     isRenewal: (x, licenseRequestType) => (x.renewal ||= licenseRequestType === 'license-renewal'),
-    async authorize(x, headers, attempt, licenseRequestType) {
+    async authorize(x, headers, attempt, licenseRequestType, url) {
       const startedAt = opts.now();
       lastKeySystem = x.keySystem;
       if (x.renewToken) {
@@ -291,8 +319,16 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       }
       const proxy = opts.licenseProxy;
       const renewal = engine.isRenewal(x, licenseRequestType);
-      const token = proxy ? undefined : await getToken(x.cid, x.drmType, x.session.signal, renewal);
+      // A renewal proves the stream still plays now: never with a token an earlier request used.
+      x.renewalMessage = licenseRequestType === 'license-renewal';
+      const token = proxy
+        ? undefined
+        : await getToken(x.cid, x.drmType, x.session.signal, renewal, x.renewalMessage);
       if (token) headers[opts.header] = token.value;
+      // The emulator's stream identity: an extra header the real service's CORS would refuse.
+      if (!proxy && url !== undefined && isLocalUrl(url)) {
+        headers[STREAM_ID_HEADER] = streamIdOf(x.session);
+      }
       const contentType = challengeContentType(x.keySystem);
       if (contentType !== undefined) {
         // One Content-Type, whatever case the player or the CDM wrote it in.
@@ -350,7 +386,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       });
     },
     refusal: (x, body, status, url) =>
-      toServiceError(body, { ...x, status, url, afterFreshToken: x.renewed }),
+      toServiceError(body, {
+        ...x,
+        status,
+        url,
+        afterFreshToken: x.renewed,
+        renewal: x.renewalMessage,
+      }),
     // Proxy mode: a 401/403 is the site's decision, which a re-send would not change; a service
     // refusal a fresh token fixes (7011) is sent once more, and the proxy makes a fresh token for it.
     canRefresh: (x, body, status) =>

@@ -1,7 +1,9 @@
+import { toBytes, utf8 } from '../engine/bytes.ts';
 import { createEngine } from '../engine/engine.ts';
 import { serverCertificates } from '../engine/certificates.ts';
 import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
 import { invalidOptions, resolveOptions } from '../engine/options.ts';
+import { renewEachLoad, type RenewalMedia } from '../engine/renewal.ts';
 import type { LicenseAuthHandle as Handle, PrefetchOptions } from '../engine/handle.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
@@ -59,6 +61,9 @@ interface Target extends SessionHost {
   isFullyLoaded?(): boolean;
   addEventListener?(type: string, listener: (event: never) => void): void;
   removeEventListener?(type: string, listener: (event: never) => void): void;
+  getMediaElement?(): RenewalMedia | null;
+  dispatchEvent?(event: object): boolean;
+  unload?(): Promise<void>;
 }
 
 type Headers = Record<string, string>;
@@ -211,12 +216,45 @@ export function attachLicenseAuth(
     if (opts.autoPrefetch) prefetchFor(session).catch(() => undefined);
   };
 
+  // A renewal refused for good: Shaka's error event (a DRM LICENSE_REQUEST_FAILED holding the
+  // refusal in its data), and the player unloads.
+  const renew = renewEachLoad(engine, {
+    media: () => target.getMediaElement?.(),
+    // Through Shaka's networking engine: the app's filters and ours (token, answer, 7011) run on it.
+    async send({ url, body }) {
+      const made = {
+        uris: [url],
+        method: 'POST',
+        body: typeof body === 'string' ? utf8(body) : toBytes(body),
+        headers: {},
+        allowCrossSiteCredentials: false,
+        retryParameters: target.getConfiguration().drm.retryParameters,
+        licenseRequestType: 'license-renewal',
+        sessionId: null,
+        drmInfo: target.drmInfo?.() ?? null,
+        initData: null,
+        initDataType: null,
+        streamDataCallback: null,
+      } as unknown as ShakaRequest;
+      const response = await net!.request(RequestType.LICENSE, made).promise;
+      return toBytes(response.data);
+    },
+    refused(error) {
+      const detail = { severity: 2, category: 6, code: 6007, data: [error] };
+      target.dispatchEvent?.({ type: 'error', detail, stopped: false, defaultPrevented: false });
+      void target.unload?.().catch(() => undefined);
+    },
+  });
   const listeners: Record<string, (event: never) => void> = {
     downloadfailed: (event: DownloadFailedEvent) => filters.onDownloadFailed(event),
     // Unloading must not wait for a slow site: Shaka waits for pending request filters. Only the
     // player's load ends: a preload and a Storage download go on.
     unloading: () => engine.loads.ended('The player unloaded before the token arrived.'),
-    loading: () => autoPrefetch(engine.loads.started()),
+    loading: () => {
+      const session = engine.loads.started();
+      autoPrefetch(session);
+      renew(session);
+    },
   };
   // A Storage built without a player has no events: no 401/403 retry, no prefetch on loading.
   for (const [type, listener] of Object.entries(listeners))

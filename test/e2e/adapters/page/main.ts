@@ -32,6 +32,7 @@ interface VideoElement extends FrameVideo {
   muted: boolean;
   autoplay: boolean;
   readonly readyState: number;
+  readonly paused: boolean;
   addEventListener(type: string, listener: () => void, options?: { once: true }): void;
 }
 /** What the app's hls.js hook uses of the XHR. */
@@ -65,10 +66,12 @@ interface Started {
   store?(asset: NextAsset): Promise<unknown>;
   act?(action: PlayerAction): void;
   shaka?(step: ShakaStep): Promise<void>;
+  /** The app stops the player, its own way. */
+  stop(): Promise<unknown> | void;
 }
 interface Entry {
   video: VideoElement;
-  status: Omit<AdapterStatus, 'currentTime' | 'readyState' | 'videoId'>;
+  status: Omit<AdapterStatus, 'currentTime' | 'paused' | 'readyState' | 'videoId'>;
   started: Started;
 }
 const entries = new Map<string, Entry>();
@@ -93,6 +96,7 @@ function describe(error: unknown, source: string): AppError {
       code: found.code,
       message: found.message,
       ...pick('errorCode'),
+      ...pick('limit'),
       ...pick('serviceMessage'),
       ...pick('siteErrorCode'),
       ...pick('siteErrorMessage'),
@@ -201,6 +205,7 @@ const players: Record<PlayerName, Start> = {
           void load(step.reload);
         }
       },
+      stop: () => player.unload(),
     };
   },
   async hls(video, { manifestUrl, options, app }, fail) {
@@ -241,6 +246,7 @@ const players: Record<PlayerName, Start> = {
           hls.attachMedia(transferred ?? media);
         }
       },
+      stop: () => hls.destroy(),
     };
   },
   async dash(video, { manifestUrl, options, app }, fail) {
@@ -285,6 +291,7 @@ const players: Record<PlayerName, Start> = {
         auth.load(action.asset.cid);
         player.initialize(media, action.asset.manifestUrl, true);
       },
+      stop: () => player.reset(),
     };
   },
   async videojs(video, { manifestUrl, options, app }, fail) {
@@ -314,6 +321,7 @@ const players: Record<PlayerName, Start> = {
         auth.load(cid);
         src(url);
       },
+      stop: () => player.dispose(),
     };
   },
 };
@@ -338,14 +346,25 @@ const adapters: AdapterHarness = {
       sentCids: [],
       encrypted: false,
       storedBy: {},
+      renewals: { sent: [], renewed: 0, failed: [] },
+      stalls: 0,
     };
     const fail = (error: unknown, source: string) => status.errors.push(describe(error, source));
     video.addEventListener('encrypted', () => (status.encrypted = true));
+    let played = false;
+    video.addEventListener('playing', () => (played = true));
+    video.addEventListener('waiting', () => played && status.stalls++);
     const started = await players[setup.player](video, setup, fail);
     const e: Entry = { video, status, started };
     entries.set(setup.id, e);
     const { auth } = started;
-    auth.on('licenseRequestSent', ({ refreshed, tokenSource, cid }) => {
+    auth.on('licenseRenewed', () => e.status.renewals.renewed++);
+    auth.on('renewalFailed', ({ error }) => e.status.renewals.failed.push(error.message));
+    auth.on('licenseRequestSent', ({ refreshed, tokenSource, cid, licenseRequestType }) => {
+      if (licenseRequestType === 'license-renewal') {
+        e.status.renewals.sent.push(tokenSource);
+        return;
+      }
       e.status.licenses.push({ event: 'sent', refreshed, tokenSource });
       e.status.sentCids.push(cid);
     });
@@ -360,6 +379,7 @@ const adapters: AdapterHarness = {
     return {
       ...structuredClone(status),
       currentTime: video.currentTime,
+      paused: video.paused,
       readyState: video.readyState,
       videoId: video.id,
     };
@@ -375,6 +395,10 @@ const adapters: AdapterHarness = {
     const { started } = entry(id);
     if (!started.act) throw new Error(`Player "${id}" has no actions.`);
     started.act(action);
+  },
+
+  async stop(id) {
+    await entry(id).started.stop();
   },
 
   async store(id, asset) {

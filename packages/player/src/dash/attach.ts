@@ -3,6 +3,7 @@ import { toBase64 } from '../engine/bytes.ts';
 import { serverCertificates } from '../engine/certificates.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
+import { renewEachLoad } from '../engine/renewal.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES } from '../engine/key-systems.ts';
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
@@ -133,12 +134,21 @@ export function attachLicenseAuth(
       keySystem = access?.selectedSystemString ?? access?.keySystem?.systemString ?? keySystem;
     },
     manifestLoadingStarted: () => {
-      engine.loads.started();
+      renew(engine.loads.started());
       if (opts.autoPrefetch) prefetch().catch(() => undefined);
     },
     // dash.js tears the stream down before it loads the next source, and on reset().
     streamTeardownComplete: () => engine.loads.ended('The dash.js stream was torn down.'),
   };
+  // A renewal refused for good: dash.js's error event, as for a refused license, and a reset.
+  const renew = renewEachLoad(engine, {
+    media: () => (player.isReady() ? player.getVideoElement() : undefined),
+    refused(error) {
+      const data = { error: { code: LICENSER_ERROR, message: error.message, data: error } };
+      player.trigger('error' as never, data, {});
+      player.reset();
+    },
+  });
   const events = player as unknown as {
     on(name: string, listener: (event: { data?: unknown }) => void): void;
     off(name: string, listener: (event: { data?: unknown }) => void): void;

@@ -39,7 +39,12 @@ export interface LicenseExchange {
   refused?: LicenseAuthError;
   /** A request went out and its answer has not been reported yet. */
   awaiting: boolean;
+  /** The request is a license renewal (`licenseRequestType: 'license-renewal'`). */
+  renewal?: boolean;
 }
+
+/** The emulator's stream ID header (its README, Streams): sent to local license servers only. */
+export const STREAM_ID_HEADER = 'x-drm-stream-id';
 
 export interface Engine<E extends EngineEvents = EngineEvents> {
   readonly options: ResolvedOptions;
@@ -76,7 +81,17 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     headers: Record<string, string>,
     attempt: number,
     licenseRequestType: string | null,
+    url?: string,
   ): Promise<string | undefined>;
+  /**
+   * Seconds between renewals: the `renewal.intervalSec` option, else the site's last
+   * `x-renewal-interval` answer; `undefined` when neither says.
+   */
+  renewalIntervalSec(): number | undefined;
+  /** The cid the load's license requests went with last, if any went. */
+  cidOf(session: LoadSession): string | undefined;
+  /** The load's stream ID, sent as `x-drm-stream-id` to local license servers only. */
+  streamIdOf(session: LoadSession): string;
 
   /**
    * Reads a 2xx answer before the CDM: the license as the CDM takes it, or `null` when a fresh
@@ -111,8 +126,10 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
   const post = () =>
     opts.axios ? axiosPost(opts.axios) : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init)));
+  let siteInterval: number | undefined;
   const fetchToken = withTokenDeadline(
-    opts.fetcher ?? createSiteFetcher(post(), source, opts.kind, opts.retry),
+    opts.fetcher ??
+      createSiteFetcher(post(), source, opts.kind, opts.retry, (sec) => (siteInterval = sec)),
     source,
     opts.kind,
     opts.tokenTimeoutMs,
@@ -154,6 +171,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     return session;
   };
   let lastKeySystem: string | undefined;
+  const cids = new WeakMap<LoadSession, string>();
+  const streamIds = new WeakMap<LoadSession, string>();
+  const streamIdOf = (session: LoadSession) => {
+    let id = streamIds.get(session);
+    if (id === undefined) streamIds.set(session, (id = crypto.randomUUID()));
+    return id;
+  };
 
   const licenseServer = opts.licenseProxy ?? opts.licenseServer;
   const servers =
@@ -184,17 +208,23 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       await getToken(cid, drmType, session.signal);
       return true;
     },
-    begin: (keySystem, drmType, cid, session) => ({
-      keySystem,
-      drmType,
-      cid,
-      session,
-      sentAt: 0,
-      renewToken: false,
-      renewed: false,
-      awaiting: false,
-    }),
-    async authorize(x, headers, attempt, licenseRequestType) {
+    renewalIntervalSec: () => opts.renewal?.intervalSec ?? siteInterval,
+    cidOf: (session) => cids.get(session),
+    streamIdOf,
+    begin(keySystem, drmType, cid, session) {
+      cids.set(session, cid);
+      return {
+        keySystem,
+        drmType,
+        cid,
+        session,
+        sentAt: 0,
+        renewToken: false,
+        renewed: false,
+        awaiting: false,
+      };
+    },
+    async authorize(x, headers, attempt, licenseRequestType, url) {
       const startedAt = opts.now();
       lastKeySystem = x.keySystem;
       if (x.renewToken) {
@@ -202,8 +232,17 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         x.renewToken = false;
       }
       const proxy = opts.licenseProxy;
-      const token = proxy ? undefined : await getToken(x.cid, x.drmType, x.session.signal);
+      let token = proxy ? undefined : await getToken(x.cid, x.drmType, x.session.signal);
+      // A renewal proves the stream still plays now: never with a token an earlier request used.
+      if (token?.source === 'cache' && licenseRequestType === 'license-renewal') {
+        cache.invalidate(keyOf(x.cid, x.drmType), token.value);
+        token = await getToken(x.cid, x.drmType, x.session.signal);
+      }
       if (token) headers[opts.header] = token.value;
+      // The emulator's stream identity: an extra header the real service's CORS would refuse.
+      if (!proxy && url !== undefined && isLocalUrl(url)) {
+        headers[STREAM_ID_HEADER] = streamIdOf(x.session);
+      }
       const contentType = challengeContentType(x.keySystem);
       if (contentType !== undefined) {
         // One Content-Type, whatever case the player or the CDM wrote it in.
@@ -212,6 +251,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         headers['Content-Type'] = contentType;
       }
       x.token = token?.value;
+      x.renewal = licenseRequestType === 'license-renewal';
       x.sentAt = opts.now();
       x.awaiting = true;
       emit('licenseRequestSent', {
@@ -261,7 +301,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       });
     },
     refusal: (x, body, status, url) =>
-      toServiceError(body, { ...x, status, url, afterFreshToken: x.renewed }),
+      toServiceError(body, {
+        ...x,
+        status,
+        url,
+        afterFreshToken: x.renewed,
+        renewal: x.renewal,
+      }),
     // Proxy mode: a 401/403 is the site's decision, which a re-send would not change; a service
     // refusal a fresh token fixes (7011) is sent once more, and the proxy makes a fresh token for it.
     canRefresh: (x, body, status) =>

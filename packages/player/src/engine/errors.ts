@@ -89,7 +89,17 @@ export interface LicenseServiceErrorInfo {
   status: number;
   url: string;
   keySystem: string;
+  /**
+   * The limit the refusal names: `streams` (6003, the user's concurrent streams: "too many
+   * screens"), `playback-period` (8711, the period is over); `undefined` for other refusals.
+   */
+  limit?: ServiceLimit;
+  /** The refused request was a license renewal (`licenseRequestType: 'license-renewal'`). */
+  renewal?: boolean;
 }
+
+/** A limit of the service's policy that a refusal names. */
+export type ServiceLimit = 'streams' | 'playback-period';
 
 /**
  * The license service refused the license request: its `errorCode` and message, and for 8002 the
@@ -106,6 +116,8 @@ export class LicenseServiceError extends LicenseAuthError {
   declare readonly status: number;
   declare readonly url: string;
   declare readonly keySystem: string;
+  declare readonly limit: ServiceLimit | undefined;
+  declare readonly renewal: boolean | undefined;
 
   constructor(info: LicenseServiceErrorInfo, message: string) {
     super('LICENSE_SERVICE_ERROR', message);

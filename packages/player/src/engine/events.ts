@@ -41,6 +41,31 @@ export interface EngineEvents {
     durationMs: number;
     error?: LicenseAuthError;
   };
+  /**
+   * The renewal driver renewed a license of the load: `new-session` (PlayReady, ClearKey: a new
+   * session licensed with a fresh token replaced the old one), `renew-message` (FairPlay: the
+   * session asked for its renewal, which goes out as a `license-renewal` request).
+   */
+  licenseRenewed: {
+    keySystem: string;
+    drmType: DrmType;
+    cid: string;
+    method: 'new-session' | 'renew-message';
+  };
+  /**
+   * A renewal failed. `final`: the service refused it for good (a `LicenseServiceError`, e.g. 6003
+   * the stream limit, 8711 the period over; or the site refused the token): the load stops, the
+   * player reports `error`. Otherwise the next renewal tries again.
+   */
+  renewalFailed: {
+    keySystem: string;
+    drmType: DrmType;
+    cid: string;
+    error: LicenseAuthError;
+    final: boolean;
+  };
+  /** The driver cannot renew a license (once per cause), e.g. Widevine without `persistentState`. */
+  renewalWarning: { keySystem: string; message: string };
 }
 
 export interface Emitter<E> {

@@ -20,3 +20,5 @@ export * from './service-error.ts';
 export * from './site-client.ts';
 export * from './token-cache.ts';
 export * from './session.ts';
+export * from './renewal.ts';
+export * from './eme-sessions.ts';

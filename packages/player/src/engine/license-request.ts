@@ -69,7 +69,9 @@ export function createLicenseSender(engine: Engine): LicenseSender {
           const headers: Record<string, string> = { ...init.headers, ...wrapped?.headers };
           // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
           // Proxy mode: the proxy's URL, and the page's cookies, by which the site decides.
-          const proxied = await race(engine.authorize(x, headers, attempt, licenseRequestType));
+          const proxied = await race(
+            engine.authorize(x, headers, attempt, licenseRequestType, url),
+          );
           const to = proxied ?? url;
           let status: number;
           let data: Uint8Array;

@@ -1,5 +1,6 @@
 import type { BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
+import type { RenewalOptions } from './renewal.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.ts';
 import type { TokenFetcher } from './site-client.ts';
 
@@ -103,6 +104,12 @@ export interface EngineOptions {
   fetch?: FetchFunction;
   /** Deadline of one license request an adapter sends itself, retries included. Default 20 000 ms. */
   licenseTimeoutMs?: number;
+  /**
+   * License renewal of each load (the service counts a stream while its license is renewed):
+   * `intervalSec`, else the `x-renewal-interval` header of the site's token answer; with neither,
+   * nothing is renewed. Same option on every adapter.
+   */
+  renewal?: RenewalOptions;
   /** Monotonic clock in ms. Default `performance.now`. */
   now?: () => number;
 }
@@ -131,6 +138,7 @@ export interface ResolvedOptions<GetContentId = unknown> {
   autoPrefetch: boolean;
   axios: AxiosLike | undefined;
   fetch: FetchFunction | undefined;
+  renewal: RenewalOptions | undefined;
   now: () => number;
 }
 
@@ -142,7 +150,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const RULES =
   'contentId:s tokenUrl:s customDataUrl:s licenseProxy:s header:s getContentId:f getToken:f getCustomData:f now:f ' +
   'fetch:f tokenTimeoutMs:n licenseTimeoutMs:n tokenLifetimeMs:n tokenMinRemainingMs:n ' +
-  'sessionRetries:n autoPrefetch:b drmTypes:m fairplay:o widevine:o retry:o axios:a freshTokenCodes:l';
+  'sessionRetries:n autoPrefetch:b drmTypes:m fairplay:o widevine:o retry:o axios:a freshTokenCodes:l renewal:o';
 const MUST: Readonly<Record<string, string>> = {
   s: 'a non-empty string',
   f: 'a function',
@@ -188,6 +196,13 @@ export function resolveOptions<GetContentId = unknown>(
   for (const name of ['fairplay', 'widevine'] as const) {
     const given = (o[name] ?? {}) as Record<string, unknown>;
     check(`${name}.certificateUrl`, given['certificateUrl'], 's');
+  }
+  const renewal = (o.renewal ?? {}) as Record<string, unknown>;
+  for (const key of ['pausedLimitSec', 'hiddenLimitSec'])
+    check(`renewal.${key}`, renewal[key], 'n');
+  const interval = renewal['intervalSec'];
+  if (interval !== undefined && (broken('n', interval) || interval === 0)) {
+    issues.push('renewal.intervalSec must be a number of seconds > 0');
   }
   const retry = (o.retry ?? {}) as Record<string, unknown>;
   for (const key of ['maxAttempts', 'baseDelayMs', 'backoffFactor', 'maxDelayMs'])

@@ -5,6 +5,7 @@ export {
   TokenFetchError,
   type LicenseAuthErrorCode,
   type LicenseServiceErrorInfo,
+  type ServiceLimit,
   type TokenFetchErrorInfo,
 } from './errors.ts';
 export { findLicenseAuthError } from './find-error.ts';
@@ -14,6 +15,7 @@ export type { TokenFetcher, TokenParams } from './site-client.ts';
 export type { TokenSource } from './token-cache.ts';
 export type { EngineEvents } from './events.ts';
 export type { AxiosLike, EngineOptions, FetchFunction } from './options.ts';
+export type { RenewalOptions } from './renewal.ts';
 export { contentIdFromSkd, normaliseCertificate, spcFormBody, unwrapCkc } from './fairplay.ts';
 export { parseServiceError, type ServiceErrorBody } from './service-error.ts';
 export { readLicenseAnswer, type LicenseAnswer } from './license-answer.ts';

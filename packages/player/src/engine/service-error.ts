@@ -1,5 +1,5 @@
 import { bytesToText, toBytes, type BufferLike } from './bytes.ts';
-import { LicenseServiceError } from './errors.ts';
+import { LicenseServiceError, type ServiceLimit } from './errors.ts';
 
 /**
  * A refusal as the license service sends it, `{"errorCode","message"}`, read from a license answer.
@@ -107,6 +107,9 @@ const HINTS: Readonly<Record<string, string>> = {
   8711: 'the playback period is over',
 };
 
+/** The policy limits the service's codes name. */
+const LIMITS: Readonly<Record<string, ServiceLimit>> = { 6003: 'streams', 8711: 'playback-period' };
+
 export function toServiceError(
   body: ServiceErrorBody,
   context: {
@@ -117,6 +120,8 @@ export function toServiceError(
     cid?: string;
     /** The refusal came back for the request re-sent with a fresh token. */
     afterFreshToken?: boolean;
+    /** The refused request was a license renewal. */
+    renewal?: boolean;
   },
 ): LicenseServiceError {
   const { errorCode, message, siteErrorCode, siteErrorMessage } = body;
@@ -140,6 +145,8 @@ export function toServiceError(
       status: context.status,
       url: context.url,
       keySystem: context.keySystem,
+      limit: LIMITS[errorCode],
+      ...(context.renewal && { renewal: true }),
     },
     `The license service refused the ${context.drmType} license${what} (${errorCode}${said}, HTTP ${context.status}${again}); ${hint}.`,
   );

@@ -20,12 +20,18 @@ export type TokenFetcher = (params: TokenParams) => Promise<string>;
 
 export type SiteAnswer = 'token' | 'custom data';
 
-/** One POST to the site: JSON body, the user's cookies, the answer as text. */
+/**
+ * One POST to the site: JSON body, the user's cookies, the answer as text (and its
+ * `x-renewal-interval` header, where the site sends it).
+ */
 export type SitePost = (
   url: string,
   json: string,
   signal: AbortSignal,
-) => Promise<{ status: number; text: string }>;
+) => Promise<{ status: number; text: string; renewalInterval?: string | null }>;
+
+/** The site's renewal interval for its tokens' licenses (integer seconds), a CORS-exposed header. */
+export const RENEWAL_INTERVAL_HEADER = 'x-renewal-interval';
 
 const SITE_HEADERS = { Accept: 'text/plain', 'Content-Type': 'application/json' };
 
@@ -41,7 +47,14 @@ export const axiosPost =
       validateStatus: () => true,
       signal,
     });
-    return { status: res.status, text: typeof res.data === 'string' ? res.data : '' };
+    const interval = (res as { headers?: Record<string, unknown> }).headers?.[
+      RENEWAL_INTERVAL_HEADER
+    ];
+    return {
+      status: res.status,
+      text: typeof res.data === 'string' ? res.data : '',
+      renewalInterval: typeof interval === 'string' ? interval : null,
+    };
   };
 
 export const fetchPost =
@@ -54,7 +67,11 @@ export const fetchPost =
       headers: SITE_HEADERS,
       signal,
     });
-    return { status: res.status, text: await res.text() };
+    return {
+      status: res.status,
+      text: await res.text(),
+      renewalInterval: res.headers?.get(RENEWAL_INTERVAL_HEADER),
+    };
   };
 
 /**
@@ -66,6 +83,7 @@ export function createSiteFetcher(
   url: string,
   what: SiteAnswer,
   retry: RetryPolicy,
+  onRenewalInterval: (seconds: number) => void = () => undefined,
 ): TokenFetcher {
   const once = async ({ cid, drmType, signal }: TokenParams): Promise<string> => {
     let res;
@@ -87,6 +105,10 @@ export function createSiteFetcher(
           what,
           cid,
         );
+      }
+      const interval = res.renewalInterval?.trim();
+      if (interval && /^\d+$/.test(interval) && Number(interval) > 0) {
+        onRenewalInterval(Number(interval));
       }
       return text;
     }

@@ -8,6 +8,7 @@ import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
 import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
+import { renewEachLoad } from '../engine/renewal.ts';
 
 type LicenseXhrSetup = NonNullable<HlsConfig['licenseXhrSetup']>;
 /** hls.js's key context: the session's key system and the key (`decryptdata.uri`: FairPlay's skd). */
@@ -121,13 +122,29 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     attached && engine.prefetch(request, Object.keys(drmSystems), engine.loads.current());
   const listeners = {
     hlsManifestLoading: () => {
-      engine.loads.started();
+      renew(engine.loads.started());
       if (opts.autoPrefetch) prefetch().catch(() => undefined);
     },
     // Detaching the media must not wait for a slow site.
     hlsMediaDetaching: () => engine.loads.ended('The media was detached from hls.js.'),
     hlsDestroying: () => detach(),
   };
+  // A renewal refused for good: hls.js's fatal key system error, and the load stops.
+  const renew = renewEachLoad(engine, {
+    media: () => hls.media,
+    refused(error) {
+      const fatal = {
+        type: 'keySystemError',
+        details: 'keySystemLicenseRequestFailed',
+        fatal: true,
+      };
+      (hls.trigger as (event: string, data: object) => void).call(hls, 'hlsError', {
+        ...fatal,
+        error,
+      });
+      hls.stopLoad();
+    },
+  });
   const events = hls as unknown as {
     on(name: string, listener: () => void): void;
     off(name: string, listener: () => void): void;

@@ -2,6 +2,7 @@ import { createEngine } from '../engine/engine.ts';
 import { serverCertificates } from '../engine/certificates.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
 import { invalidOptions, resolveOptions } from '../engine/options.ts';
+import { renewEachLoad } from '../engine/renewal.ts';
 import type { LicenseAuthHandle as Handle, PrefetchOptions } from '../engine/handle.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
@@ -49,6 +50,9 @@ interface Target extends SessionHost {
   isFullyLoaded?(): boolean;
   addEventListener?(type: string, listener: (event: never) => void): void;
   removeEventListener?(type: string, listener: (event: never) => void): void;
+  getMediaElement?(): HTMLMediaElement | null;
+  dispatchEvent?(event: object): boolean;
+  unload?(): Promise<void>;
 }
 
 type Headers = Record<string, string>;
@@ -182,12 +186,26 @@ export function attachLicenseAuth(
     if (opts.autoPrefetch) prefetchFor(session).catch(() => undefined);
   };
 
+  // A renewal refused for good: Shaka's error event (a DRM LICENSE_REQUEST_FAILED holding the
+  // refusal in its data), and the player unloads.
+  const renew = renewEachLoad(engine, {
+    media: () => target.getMediaElement?.(),
+    refused(error) {
+      const detail = { severity: 2, category: 6, code: 6007, data: [error] };
+      target.dispatchEvent?.({ type: 'error', detail, stopped: false, defaultPrevented: false });
+      void target.unload?.().catch(() => undefined);
+    },
+  });
   const listeners: Record<string, (event: never) => void> = {
     downloadfailed: (event: DownloadFailedEvent) => filters.onDownloadFailed(event),
     // Unloading must not wait for a slow site: Shaka waits for pending request filters. Only the
     // player's load ends: a preload and a Storage download go on.
     unloading: () => engine.loads.ended('The player unloaded before the token arrived.'),
-    loading: () => autoPrefetch(engine.loads.started()),
+    loading: () => {
+      const session = engine.loads.started();
+      autoPrefetch(session);
+      renew(session);
+    },
   };
   // A Storage built without a player has no events: no 401/403 retry, no prefetch on loading.
   for (const [type, listener] of Object.entries(listeners))

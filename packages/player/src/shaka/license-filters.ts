@@ -141,6 +141,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
         request.headers,
         request.attempt,
         request.licenseRequestType,
+        request.uris[0],
       );
       // Proxy mode: every URI is the proxy's (Shaka picked its index already), with cookies.
       if (proxied) {

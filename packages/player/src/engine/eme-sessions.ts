@@ -1,0 +1,90 @@
+/**
+ * The EME sessions of every player on the page, as the renewal driver needs them: which key system
+ * made each `MediaKeys`, and each session's init data. No player hands these out (hls.js, dash.js
+ * and video.js keep their sessions to themselves), so the recorder wraps two EME methods on their
+ * prototypes, once per page; the wrappers only remember and call the browser's own.
+ */
+export interface RecordedSession {
+  readonly session: MediaKeySession;
+  readonly initDataType: string;
+  readonly initData: Uint8Array<ArrayBuffer>;
+  /** Settles when the session closes (by its player, by the driver, or by the CDM). */
+  closed: boolean;
+}
+
+export interface RecordedKeys {
+  keySystem: string;
+  /** The configuration the browser granted (`persistentState`, `sessionTypes`). */
+  configuration: MediaKeySystemConfiguration | undefined;
+  sessions: Set<RecordedSession>;
+}
+
+/** The EME classes the recorder wraps: the page's, or stand-ins in tests. */
+export interface EmeClasses {
+  MediaKeySystemAccess: { prototype: MediaKeySystemAccess };
+  MediaKeys: { prototype: MediaKeys };
+}
+
+const keysOf = new WeakMap<MediaKeys, RecordedKeys>();
+const installed = new WeakSet<object>();
+
+const copy = (data: BufferSource): Uint8Array<ArrayBuffer> =>
+  ArrayBuffer.isView(data)
+    ? new Uint8Array(
+        (data.buffer as ArrayBuffer).slice(data.byteOffset, data.byteOffset + data.byteLength),
+      )
+    : new Uint8Array(data.slice(0));
+
+/** Starts recording on these classes (the page's by default); a second call does nothing. */
+export function recordEmeSessions(classes: Partial<EmeClasses> = globalThis): boolean {
+  const { MediaKeySystemAccess: Access, MediaKeys: Keys } = classes;
+  if (!Access || !Keys) return false;
+  if (installed.has(Keys.prototype)) return true;
+  installed.add(Keys.prototype);
+
+  const createMediaKeys = Access.prototype.createMediaKeys;
+  Access.prototype.createMediaKeys = async function (this: MediaKeySystemAccess) {
+    const keys = await createMediaKeys.call(this);
+    let configuration: MediaKeySystemConfiguration | undefined;
+    try {
+      configuration = this.getConfiguration();
+    } catch {
+      configuration = undefined;
+    }
+    keysOf.set(keys, { keySystem: this.keySystem, configuration, sessions: new Set() });
+    return keys;
+  };
+
+  const createSession = Keys.prototype.createSession;
+  Keys.prototype.createSession = function (this: MediaKeys, type?: MediaKeySessionType) {
+    const session = createSession.call(this, type);
+    const keys = keysOf.get(this);
+    if (!keys) return session;
+    const generateRequest = session.generateRequest;
+    session.generateRequest = function (initDataType: string, initData: BufferSource) {
+      const record: RecordedSession = {
+        session,
+        initDataType,
+        initData: copy(initData),
+        closed: false,
+      };
+      keys.sessions.add(record);
+      void session.closed.then(
+        () => forget(keys, record),
+        () => forget(keys, record),
+      );
+      return generateRequest.call(session, initDataType, initData);
+    };
+    return session;
+  };
+  return true;
+}
+
+function forget(keys: RecordedKeys, record: RecordedSession): void {
+  record.closed = true;
+  keys.sessions.delete(record);
+}
+
+/** What the recorder knows of these media keys (created while it recorded), else `undefined`. */
+export const recordedKeys = (keys: MediaKeys | null | undefined): RecordedKeys | undefined =>
+  keys ? keysOf.get(keys) : undefined;

@@ -1,0 +1,301 @@
+import { utf8 } from './bytes.ts';
+import { recordedKeys, recordEmeSessions, type RecordedSession } from './eme-sessions.ts';
+import type { Engine } from './engine.ts';
+import { LicenseAuthError, LicenseServiceError, TokenFetchError } from './errors.ts';
+import { drmTypeFor, isFairPlay, type DrmType } from './key-systems.ts';
+import { createLicenseSender } from './license-request.ts';
+import type { LoadSession } from './session.ts';
+
+/** The `renewal` option of every adapter: when and how long the licenses of a load are renewed. */
+export interface RenewalOptions {
+  /**
+   * Seconds between renewals of each license of a load. Default: the `x-renewal-interval` header of
+   * the site's token endpoint answer (site-kit sends the token's `renewal_duration`); with neither,
+   * nothing is renewed.
+   */
+  intervalSec?: number;
+  /**
+   * Renewals go on this long (seconds) while playback is paused, then wait for playback to resume
+   * (the service stops counting the stream after its interval plus its grace). Default 300.
+   */
+  pausedLimitSec?: number;
+  /** The same for a hidden page (a background tab). Default 300. */
+  hiddenLimitSec?: number;
+}
+
+/** What a driver needs of its adapter: the load's media element and the player's way to stop. */
+export interface RenewalHost {
+  /** The media element of the load (its `mediaKeys` hold the load's sessions). */
+  media(): HTMLMediaElement | null | undefined;
+  /**
+   * The service refused a renewal for good (a stream or period limit): stop the load the player's
+   * way and hand the app `error`. The driver has stopped already.
+   */
+  refused(error: LicenseAuthError): void;
+}
+
+export interface RenewalDriver {
+  stop(): void;
+}
+
+/** The page's visibility, where there is a page. */
+interface PageDocument {
+  visibilityState?: string;
+  addEventListener(type: string, listener: () => void): void;
+  removeEventListener(type: string, listener: () => void): void;
+}
+
+const WIDEVINE = 'com.widevine.alpha';
+const DEFAULT_LIMIT_SEC = 300;
+
+/** Refusals after which renewing again would only be refused again: the load stops. */
+const isFinal = (error: unknown): error is LicenseAuthError =>
+  error instanceof LicenseServiceError ||
+  (error instanceof TokenFetchError && (error.status === 401 || error.status === 403));
+
+/**
+ * Renews every license of one load at the site's interval until the load ends: PlayReady, ClearKey
+ * (and any other key system but these two) by a new session from the same init data on the
+ * element's media keys, whose license request (`license-renewal`, a fresh token) replaces the old
+ * session once its license is in; FairPlay by `update('renew')` on the player's own session, whose
+ * request the player sends through the adapter; Widevine by its CDM (checked once for
+ * `persistentState: 'required'`). One license is never renewed twice at once.
+ */
+export function startRenewal(
+  engine: Engine,
+  session: LoadSession,
+  host: RenewalHost,
+  page: PageDocument | undefined = (globalThis as { document?: PageDocument }).document,
+): RenewalDriver {
+  const { options: opts } = engine;
+  const emit = engine.emitter.emit as Engine['emitter']['emit'];
+  const settings = opts.renewal ?? {};
+  const pausedLimitMs = (settings.pausedLimitSec ?? DEFAULT_LIMIT_SEC) * 1000;
+  const hiddenLimitMs = (settings.hiddenLimitSec ?? DEFAULT_LIMIT_SEC) * 1000;
+  const sender = createLicenseSender(engine);
+  const busy = new WeakSet<MediaKeySession>();
+  const ours = new Set<MediaKeySession>();
+  const warned = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  /** No renewal while idle past the limits: the next round waits for play or a visible page. */
+  let parked = false;
+  let lastRound = opts.now();
+  let watched: HTMLMediaElement | null | undefined;
+  let pausedAt: number | undefined;
+  let hiddenAt: number | undefined = page?.visibilityState === 'hidden' ? opts.now() : undefined;
+
+  recordEmeSessions();
+
+  const schedule = () => {
+    clearTimeout(timer);
+    const sec = engine.renewalIntervalSec();
+    if (stopped || parked || sec === undefined) return;
+    const due = Math.max(0, lastRound + sec * 1000 - opts.now());
+    timer = setTimeout(round, due);
+  };
+
+  const onPause = () => (pausedAt ??= opts.now());
+  const onPlay = () => {
+    pausedAt = undefined;
+    wake();
+  };
+  const onVisibility = () => {
+    if (page?.visibilityState === 'hidden') hiddenAt ??= opts.now();
+    else {
+      hiddenAt = undefined;
+      wake();
+    }
+  };
+  const wake = () => {
+    if (!parked || idle()) return;
+    parked = false;
+    schedule();
+  };
+  const idle = () => {
+    const now = opts.now();
+    return (
+      (pausedAt !== undefined && now - pausedAt >= pausedLimitMs) ||
+      (hiddenAt !== undefined && now - hiddenAt >= hiddenLimitMs)
+    );
+  };
+  const watch = (media: HTMLMediaElement | null | undefined) => {
+    if (media === watched) return;
+    watched?.removeEventListener('pause', onPause);
+    watched?.removeEventListener('play', onPlay);
+    watched = media;
+    pausedAt = media?.paused ? opts.now() : undefined;
+    media?.addEventListener('pause', onPause);
+    media?.addEventListener('play', onPlay);
+  };
+  page?.addEventListener('visibilitychange', onVisibility);
+  // A site whose interval comes with its tokens starts the clock at the first token.
+  const offToken = engine.emitter.on('tokenReceived', () => {
+    if (timer === undefined) schedule();
+  });
+
+  function round() {
+    if (stopped) return;
+    const media = host.media();
+    watch(media);
+    if (idle()) {
+      parked = true;
+      return;
+    }
+    lastRound = opts.now();
+    schedule();
+    const keys = media?.mediaKeys;
+    const recorded = recordedKeys(keys);
+    if (!keys || !recorded) return;
+    for (const record of [...recorded.sessions]) {
+      if (busy.has(record.session) || record.closed) continue;
+      void renew(keys, recorded.keySystem, record, recorded.configuration);
+    }
+  }
+
+  async function renew(
+    keys: MediaKeys,
+    keySystem: string,
+    record: RecordedSession,
+    configuration: MediaKeySystemConfiguration | undefined,
+  ) {
+    const drmType = drmTypeFor(keySystem, opts.drmTypes);
+    if (!drmType) return;
+    if (keySystem === WIDEVINE) {
+      if (configuration?.persistentState !== 'required') {
+        warn(
+          keySystem,
+          `The Widevine CDM renews its license itself only with persistentState: 'required' (granted: ${configuration?.persistentState ?? 'unknown'}): configure the player's key system with it, or the service's stream limit stops counting this stream.`,
+        );
+      }
+      return;
+    }
+    const cid = session.cid ?? engine.cidOf(session) ?? opts.contentId;
+    const url = engine.servers[keySystem];
+    if (!cid || (!url && !opts.licenseProxy)) {
+      warn(
+        keySystem,
+        `No ${cid ? 'license server' : 'cid'} to renew the ${keySystem} license with.`,
+      );
+      return;
+    }
+    const what = { keySystem, drmType, cid };
+    busy.add(record.session);
+    try {
+      if (isFairPlay(keySystem)) {
+        // Safari asks for the renewal through the player's session: its request goes the usual way.
+        await record.session.update(utf8('renew') as Uint8Array<ArrayBuffer>);
+        if (!stopped) emit('licenseRenewed', { ...what, method: 'renew-message' });
+        return;
+      }
+      const next = await recreate(keys, record, keySystem, drmType, cid, url ?? '');
+      if (next) emit('licenseRenewed', { ...what, method: 'new-session' });
+    } catch (error) {
+      if (stopped || session.ended) return;
+      const reason =
+        error instanceof LicenseAuthError
+          ? error
+          : new LicenseAuthError(
+              'LICENSE_REQUEST_FAILED',
+              `The ${drmType} license of cid "${cid}" could not be renewed (${String(error)}); the next renewal tries again.`,
+              { cause: error },
+            );
+      const final = isFinal(reason);
+      emit('renewalFailed', { ...what, error: reason, final });
+      if (final) {
+        stop();
+        host.refused(reason);
+      }
+    } finally {
+      busy.delete(record.session);
+    }
+  }
+
+  /**
+   * A new session on the same media keys, from the same init data, licensed with a fresh token;
+   * the old session closes once the new one holds the keys, so playback never lacks them.
+   */
+  async function recreate(
+    keys: MediaKeys,
+    record: RecordedSession,
+    keySystem: string,
+    drmType: DrmType,
+    cid: string,
+    url: string,
+  ): Promise<MediaKeySession | undefined> {
+    const next = keys.createSession('temporary');
+    ours.add(next);
+    busy.add(next);
+    try {
+      const message = new Promise<ArrayBuffer>((resolve, reject) => {
+        next.addEventListener('message', (event) => resolve(event.message), { once: true });
+        session.signal.addEventListener('abort', () => reject(session.signal.reason), {
+          once: true,
+        });
+      });
+      await next.generateRequest(record.initDataType, record.initData);
+      const license = await sender.send({
+        keySystem,
+        drmType,
+        cid,
+        url,
+        body: new Uint8Array(await message),
+        licenseRequestType: 'license-renewal',
+        session,
+      });
+      await next.update(license as Uint8Array<ArrayBuffer>);
+    } catch (error) {
+      ours.delete(next);
+      await next.close().catch(() => undefined);
+      throw error;
+    } finally {
+      busy.delete(next);
+    }
+    if (stopped) {
+      ours.delete(next);
+      await next.close().catch(() => undefined);
+      return undefined;
+    }
+    ours.delete(record.session);
+    record.closed = true;
+    await record.session.close().catch(() => undefined);
+    return next;
+  }
+
+  const warn = (keySystem: string, message: string) => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    emit('renewalWarning', { keySystem, message });
+  };
+
+  function stop() {
+    if (stopped) return;
+    stopped = true;
+    clearTimeout(timer);
+    offToken();
+    watch(undefined);
+    page?.removeEventListener('visibilitychange', onVisibility);
+    // The player closes its own sessions; those the driver opened are the driver's to close.
+    for (const own of ours) void own.close().catch(() => undefined);
+    ours.clear();
+  }
+
+  session.signal.addEventListener('abort', stop, { once: true });
+  if (session.ended) stop();
+  else schedule();
+  return { stop };
+}
+
+/**
+ * What an adapter calls when its player starts a load: one driver per load session (a player that
+ * announces one load twice keeps its driver). Token and gateway modes; proxy mode renews the same
+ * way, the proxy making each token.
+ */
+export function renewEachLoad(engine: Engine, host: RenewalHost): (session: LoadSession) => void {
+  const driven = new WeakSet<LoadSession>();
+  return (session) => {
+    if (driven.has(session) || session.ended) return;
+    driven.add(session);
+    startRenewal(engine, session, host);
+  };
+}

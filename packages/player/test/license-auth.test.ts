@@ -183,9 +183,9 @@ describe('token reuse and renewal', () => {
     const sources = record(handle, 'licenseRequestSent');
     await requestLicense(player);
     clock += 39_000;
-    await requestLicense(player, { licenseRequestType: 'license-renewal' });
+    await requestLicense(player, { sessionId: 'next-key' });
     clock += 2_000; // 41 s after arrival: less than 20 s of its 60 s left
-    await requestLicense(player, { licenseRequestType: 'license-renewal' });
+    await requestLicense(player, { sessionId: 'next-key' });
     clock += 1_000;
     await requestLicense(player, { licenseRequestType: 'license-release' });
     expect(h.seen.license.map((l) => l.header)).toEqual([
@@ -196,8 +196,8 @@ describe('token reuse and renewal', () => {
     ]);
     expect(sources.map((s) => [s.tokenSource, s.licenseRequestType])).toEqual([
       ['network', 'license-request'],
-      ['cache', 'license-renewal'],
-      ['network', 'license-renewal'],
+      ['cache', 'license-request'],
+      ['network', 'license-request'],
       ['cache', 'license-release'],
     ]);
   });

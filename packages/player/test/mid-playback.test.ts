@@ -16,24 +16,28 @@ const h = useLicenseAuthHarness();
 const { setup, record } = h;
 
 describe('requests in the middle of playback carry a token with enough life left', () => {
-  test('a renewal after the token aged past the margin gets a fresh one', async () => {
+  test('a request after the token aged past the margin gets a fresh one; a renewal always does', async () => {
     let clock = 0;
     const { player, handle } = setup({ now: () => clock });
     const sent = record(handle, 'licenseRequestSent');
     await requestLicense(player);
     clock = 39_999; // 20.001 s of the 60 s left: reused
-    await requestLicense(player, { licenseRequestType: 'license-renewal' });
+    await requestLicense(player, { sessionId: 'second-key' });
     clock = 40_000; // 20 s left: not enough
+    await requestLicense(player, { sessionId: 'third-key' });
+    // A renewal proves the stream still plays: never with a token used before, however young.
     await requestLicense(player, { licenseRequestType: 'license-renewal' });
     expect(sent.map((s) => [s.licenseRequestType, s.tokenSource])).toEqual([
       ['license-request', 'network'],
-      ['license-renewal', 'cache'],
+      ['license-request', 'cache'],
+      ['license-request', 'network'],
       ['license-renewal', 'network'],
     ]);
     expect(h.seen.license.map((l) => l.header)).toEqual([
       'token-1-Widevine-movie-1',
       'token-1-Widevine-movie-1',
       'token-2-Widevine-movie-1',
+      'token-3-Widevine-movie-1',
     ]);
   });
 
@@ -46,9 +50,9 @@ describe('requests in the middle of playback carry a token with enough life left
     });
     await requestLicense(player);
     clock = 479_999;
-    await requestLicense(player, { licenseRequestType: 'license-renewal' });
+    await requestLicense(player, { sessionId: 'next-key' });
     clock = 480_000;
-    await requestLicense(player, { licenseRequestType: 'license-renewal' });
+    await requestLicense(player, { sessionId: 'next-key' });
     expect(h.seen.token).toHaveLength(2);
   });
 
@@ -96,7 +100,7 @@ describe('requests in the middle of playback carry a token with enough life left
     );
     await requestLicense(player);
     clock = 30_000;
-    await requestLicense(player, { licenseRequestType: 'license-renewal' });
+    await requestLicense(player, { sessionId: 'next-key' });
     expect(h.seen.license.map((l) => l.header)).toEqual([
       'token-1-Widevine-movie-1',
       'token-1-Widevine-movie-1',

@@ -192,8 +192,8 @@ describe("Shaka's preload", () => {
     await expect.poll(site.cids).toEqual(['A', 'P']);
     site.give('P');
     await requestLicense(player, { context: { isPreload: true } });
-    // A renewal of what plays now: still A.
-    await requestLicense(player, { licenseRequestType: 'license-renewal' });
+    // A later license request of what plays now (a renewal would fetch a fresh token): still A.
+    await requestLicense(player, { sessionId: 'next-key' });
     expect(h.seen.license.map((l) => l.header)).toEqual(['token-P', 'token-A']);
   });
 });
@@ -210,8 +210,8 @@ test('a preloaded title the player then plays: its session becomes the load, whi
   site.give('P');
   await requestLicense(player, { drmInfo, context: { isPreload: true } });
   player.drmInfo = () => drmInfo;
-  // A renewal of the preloaded title, now playing: still P, and now the player's load.
-  await requestLicense(player, { drmInfo, licenseRequestType: 'license-renewal' });
+  // A later request of the preloaded title, now playing: still P, and now the player's load.
+  await requestLicense(player, { drmInfo, sessionId: 'next-key' });
   expect(h.seen.license.map((l) => l.header)).toEqual(['token-P', 'token-P']);
   // The next load ends it: a request of P's still waiting for a token is dropped.
   handle.load('A');

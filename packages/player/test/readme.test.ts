@@ -43,6 +43,7 @@ test(
         );
       }
       writeFileSync(join(dir, 'proxy.ts'), example('proxy'));
+      writeFileSync(join(dir, 'renewal.ts'), example('renewal'));
       // What the examples take from the page around them.
       writeFileSync(
         join(dir, 'page.d.ts'),

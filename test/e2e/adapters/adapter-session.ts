@@ -1,5 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { startEmulator, type FlowEvent, type RunningEmulator } from '@multidrm/emulator';
+import {
+  startEmulator,
+  type EmulatorConfigInput,
+  type FlowEvent,
+  type RunningEmulator,
+} from '@multidrm/emulator';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { makeRekeyedContent } from '../../content/rekeyed-content.ts';
@@ -47,6 +52,7 @@ export interface PlayerPage {
   status(id: string): Promise<AdapterStatus>;
   next(id: string, asset: NextAsset): Promise<void>;
   store(id: string, asset: NextAsset): Promise<void>;
+  stop(id: string): Promise<void>;
   /** Polls the player until `done` holds; fails with the last status after `timeoutMs`. */
   waitFor(
     id: string,
@@ -77,7 +83,12 @@ export interface AdapterSession {
 // Page functions run in the browser, where globalThis is the window holding the harness.
 type PageWindow = { adapters: AdapterHarness; document: { title: string } };
 
-export async function openAdapterSession(): Promise<AdapterSession> {
+/** What a test file changes of the emulator's configuration (e.g. a short stream grace). */
+export type EmulatorOverrides = Partial<Pick<EmulatorConfigInput, 'streamGraceSeconds'>>;
+
+export async function openAdapterSession(
+  overrides: EmulatorOverrides = {},
+): Promise<AdapterSession> {
   // Before anything is started: a missing browser fails with its own message, at once.
   findChromium();
   const closers: Array<() => Promise<unknown>> = [];
@@ -112,6 +123,7 @@ export async function openAdapterSession(): Promise<AdapterSession> {
       },
       allowedOrigins: [statics.origin],
       tokenValiditySeconds: TOKEN_WINDOW_SECONDS,
+      ...overrides,
     });
     closers.push(emulator.close);
     const flow: FlowEvent[] = [];
@@ -172,6 +184,7 @@ function playerPage(page: Page, origin: string): PlayerPage {
         id,
         asset,
       ] as const),
+    stop: (id) => page.evaluate((i) => (globalThis as unknown as PageWindow).adapters.stop(i), id),
     waitFor: (id, what, done, timeoutMs) => pollStatus(status, id, what, done, timeoutMs),
     async frameAt(id, seconds) {
       const { videoId } = await status(id);
@@ -192,12 +205,12 @@ function playerPage(page: Page, origin: string): PlayerPage {
  * One session for the test file. When the session cannot open
  * (no Chromium), every test fails with that reason, rather than being reported as skipped.
  */
-export function useAdapterSession(): AdapterSession {
+export function useAdapterSession(overrides?: EmulatorOverrides): AdapterSession {
   let session: AdapterSession | undefined;
   let failure: unknown;
   beforeAll(async () => {
     try {
-      session = await openAdapterSession();
+      session = await openAdapterSession(overrides);
     } catch (error) {
       failure = error;
     }

@@ -110,6 +110,17 @@ const policy = {
   playback_policy: { persistent: false, license_duration: 600 },
 } as const;
 const policyV1 = { playback_policy: { limit: true, duration: 600 } };
+/** `/token-streams`: at most two concurrent streams per user, renewed every second. */
+export const STREAM_LIMIT = { maxStreams: 2, renewalSeconds: 1 } as const;
+const streamPolicy = {
+  policy_version: 2,
+  playback_policy: {
+    persistent: false,
+    license_duration: 600,
+    max_stream_per_user: STREAM_LIMIT.maxStreams,
+    renewal_duration: STREAM_LIMIT.renewalSeconds,
+  },
+} as const;
 const externalKey = {
   mpeg_cenc: [{ track_type: 'ALL' as const, key_id: SAMPLE.kid, key: SAMPLE.key }],
 };
@@ -195,6 +206,19 @@ export async function startSite(options: SiteOptions): Promise<RunningSite> {
   const routes: Record<string, WebHandler> = {
     '/token': token('/token', (userId) => ({ allow: true, userId, policy })),
     '/token-v1': token('/token-v1', (userId) => ({ allow: true, userId, policy: policyV1 })),
+    // `?viewer=<name>`: the signed-in user's viewer of that name, a user of its own to the service
+    // (a test's streams do not count against another's).
+    '/token-streams': createTokenHandler({
+      ...SITE,
+      cors,
+      authorize: (request) => {
+        const user = userOf(request);
+        const viewer = new URL(request.url).searchParams.get('viewer');
+        if (user === undefined) return notSignedIn;
+        return { allow: true, userId: viewer ? `${user}-${viewer}` : user, policy: streamPolicy };
+      },
+      onEvent: record('token', '/token-streams'),
+    }),
     '/token-external-key': token('/token-external-key', (userId) => ({
       allow: true,
       userId,

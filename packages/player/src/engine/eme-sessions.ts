@@ -4,8 +4,38 @@
  * and video.js keep their sessions to themselves), so the recorder wraps two EME methods on their
  * prototypes, once per page; the wrappers only remember and call the browser's own.
  */
+// The EME members the recorder and the driver use, named here: the repository's type check runs
+// without the DOM library.
+/** The bytes EME methods take. */
+export type EmeBytes = ArrayBuffer | ArrayBufferView<ArrayBuffer>;
+export interface EmeSession {
+  readonly closed: Promise<unknown>;
+  /** Empty until the session holds a license. */
+  readonly keyStatuses: { readonly size: number };
+  generateRequest(initDataType: string, initData: EmeBytes): Promise<void>;
+  update(response: EmeBytes): Promise<void>;
+  close(): Promise<void>;
+  addEventListener(
+    type: 'message',
+    listener: (event: { message: ArrayBuffer }) => void,
+    options?: { once: boolean },
+  ): void;
+}
+export interface EmeKeys {
+  createSession(type?: 'temporary' | 'persistent-license'): EmeSession;
+}
+/** What the browser granted of a key system configuration. */
+export interface EmeConfiguration {
+  persistentState?: string;
+}
+export interface EmeAccess {
+  readonly keySystem: string;
+  getConfiguration(): EmeConfiguration;
+  createMediaKeys(): Promise<EmeKeys>;
+}
+
 export interface RecordedSession {
-  readonly session: MediaKeySession;
+  readonly session: EmeSession;
   readonly initDataType: string;
   readonly initData: Uint8Array<ArrayBuffer>;
   /** Settles when the session closes (by its player, by the driver, or by the CDM). */
@@ -15,20 +45,20 @@ export interface RecordedSession {
 export interface RecordedKeys {
   keySystem: string;
   /** The configuration the browser granted (`persistentState`, `sessionTypes`). */
-  configuration: MediaKeySystemConfiguration | undefined;
+  configuration: EmeConfiguration | undefined;
   sessions: Set<RecordedSession>;
 }
 
 /** The EME classes the recorder wraps: the page's, or stand-ins in tests. */
 export interface EmeClasses {
-  MediaKeySystemAccess: { prototype: MediaKeySystemAccess };
-  MediaKeys: { prototype: MediaKeys };
+  MediaKeySystemAccess: { prototype: EmeAccess };
+  MediaKeys: { prototype: EmeKeys };
 }
 
-const keysOf = new WeakMap<MediaKeys, RecordedKeys>();
+const keysOf = new WeakMap<EmeKeys, RecordedKeys>();
 const installed = new WeakSet<object>();
 
-const copy = (data: BufferSource): Uint8Array<ArrayBuffer> =>
+const copy = (data: EmeBytes): Uint8Array<ArrayBuffer> =>
   ArrayBuffer.isView(data)
     ? new Uint8Array(
         (data.buffer as ArrayBuffer).slice(data.byteOffset, data.byteOffset + data.byteLength),
@@ -36,16 +66,18 @@ const copy = (data: BufferSource): Uint8Array<ArrayBuffer> =>
     : new Uint8Array(data.slice(0));
 
 /** Starts recording on these classes (the page's by default); a second call does nothing. */
-export function recordEmeSessions(classes: Partial<EmeClasses> = globalThis): boolean {
+export function recordEmeSessions(
+  classes: Partial<EmeClasses> = globalThis as Partial<EmeClasses>,
+): boolean {
   const { MediaKeySystemAccess: Access, MediaKeys: Keys } = classes;
   if (!Access || !Keys) return false;
   if (installed.has(Keys.prototype)) return true;
   installed.add(Keys.prototype);
 
   const createMediaKeys = Access.prototype.createMediaKeys;
-  Access.prototype.createMediaKeys = async function (this: MediaKeySystemAccess) {
+  Access.prototype.createMediaKeys = async function (this: EmeAccess) {
     const keys = await createMediaKeys.call(this);
-    let configuration: MediaKeySystemConfiguration | undefined;
+    let configuration: EmeConfiguration | undefined;
     try {
       configuration = this.getConfiguration();
     } catch {
@@ -56,12 +88,12 @@ export function recordEmeSessions(classes: Partial<EmeClasses> = globalThis): bo
   };
 
   const createSession = Keys.prototype.createSession;
-  Keys.prototype.createSession = function (this: MediaKeys, type?: MediaKeySessionType) {
+  Keys.prototype.createSession = function (this: EmeKeys, type) {
     const session = createSession.call(this, type);
     const keys = keysOf.get(this);
     if (!keys) return session;
     const generateRequest = session.generateRequest;
-    session.generateRequest = function (initDataType: string, initData: BufferSource) {
+    session.generateRequest = function (initDataType: string, initData: EmeBytes) {
       const record: RecordedSession = {
         session,
         initDataType,
@@ -86,5 +118,5 @@ function forget(keys: RecordedKeys, record: RecordedSession): void {
 }
 
 /** What the recorder knows of these media keys (created while it recorded), else `undefined`. */
-export const recordedKeys = (keys: MediaKeys | null | undefined): RecordedKeys | undefined =>
+export const recordedKeys = (keys: EmeKeys | null | undefined): RecordedKeys | undefined =>
   keys ? keysOf.get(keys) : undefined;

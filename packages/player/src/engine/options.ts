@@ -89,7 +89,7 @@ export interface EngineOptions {
    */
   tokenLifetimeMs?: number;
   /**
-   * The margin: a token is reused (renewals, key rotation, a second period, a retry) only while
+   * The margin: a token is reused (key rotation, a second period, a retry; never for a renewal) only while
    * this much of its life is left, else a fresh one is fetched. Default 20 000 ms.
    */
   tokenMinRemainingMs?: number;

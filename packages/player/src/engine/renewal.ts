@@ -1,5 +1,12 @@
 import { utf8 } from './bytes.ts';
-import { recordedKeys, recordEmeSessions, type RecordedSession } from './eme-sessions.ts';
+import {
+  recordedKeys,
+  recordEmeSessions,
+  type EmeConfiguration,
+  type EmeKeys,
+  type EmeSession,
+  type RecordedSession,
+} from './eme-sessions.ts';
 import type { Engine } from './engine.ts';
 import { LicenseAuthError, LicenseServiceError, TokenFetchError } from './errors.ts';
 import { drmTypeFor, isFairPlay, type DrmType } from './key-systems.ts';
@@ -23,10 +30,19 @@ export interface RenewalOptions {
   hiddenLimitSec?: number;
 }
 
+/** What the driver uses of the media element. */
+export interface RenewalMedia {
+  readonly mediaKeys: EmeKeys | null;
+  readonly paused: boolean;
+  pause?(): void;
+  addEventListener(type: 'pause' | 'play', listener: () => void): void;
+  removeEventListener(type: 'pause' | 'play', listener: () => void): void;
+}
+
 /** What a driver needs of its adapter: the load's media element and the player's way to stop. */
 export interface RenewalHost {
   /** The media element of the load (its `mediaKeys` hold the load's sessions). */
-  media(): HTMLMediaElement | null | undefined;
+  media(): RenewalMedia | null | undefined;
   /**
    * The service refused a renewal for good (a stream or period limit): stop the load the player's
    * way and hand the app `error`. The driver has stopped already.
@@ -73,15 +89,15 @@ export function startRenewal(
   const pausedLimitMs = (settings.pausedLimitSec ?? DEFAULT_LIMIT_SEC) * 1000;
   const hiddenLimitMs = (settings.hiddenLimitSec ?? DEFAULT_LIMIT_SEC) * 1000;
   const sender = createLicenseSender(engine);
-  const busy = new WeakSet<MediaKeySession>();
-  const ours = new Set<MediaKeySession>();
+  const busy = new WeakSet<EmeSession>();
+  const ours = new Set<EmeSession>();
   const warned = new Set<string>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   /** No renewal while idle past the limits: the next round waits for play or a visible page. */
   let parked = false;
   let lastRound = opts.now();
-  let watched: HTMLMediaElement | null | undefined;
+  let watched: RenewalMedia | null | undefined;
   let pausedAt: number | undefined;
   let hiddenAt: number | undefined = page?.visibilityState === 'hidden' ? opts.now() : undefined;
 
@@ -119,7 +135,7 @@ export function startRenewal(
       (hiddenAt !== undefined && now - hiddenAt >= hiddenLimitMs)
     );
   };
-  const watch = (media: HTMLMediaElement | null | undefined) => {
+  const watch = (media: RenewalMedia | null | undefined) => {
     if (media === watched) return;
     watched?.removeEventListener('pause', onPause);
     watched?.removeEventListener('play', onPlay);
@@ -148,16 +164,19 @@ export function startRenewal(
     const recorded = recordedKeys(keys);
     if (!keys || !recorded) return;
     for (const record of [...recorded.sessions]) {
-      if (busy.has(record.session) || record.closed) continue;
+      // A session still waiting for its first license is the player's to finish, not to renew.
+      if (busy.has(record.session) || record.closed || record.session.keyStatuses.size === 0) {
+        continue;
+      }
       void renew(keys, recorded.keySystem, record, recorded.configuration);
     }
   }
 
   async function renew(
-    keys: MediaKeys,
+    keys: EmeKeys,
     keySystem: string,
     record: RecordedSession,
-    configuration: MediaKeySystemConfiguration | undefined,
+    configuration: EmeConfiguration | undefined,
   ) {
     const drmType = drmTypeFor(keySystem, opts.drmTypes);
     if (!drmType) return;
@@ -203,7 +222,10 @@ export function startRenewal(
       const final = isFinal(reason);
       emit('renewalFailed', { ...what, error: reason, final });
       if (final) {
+        // The buffered media must not play on beyond the service's verdict, whatever the player does.
+        const media = host.media();
         stop();
+        media?.pause?.();
         host.refused(reason);
       }
     } finally {
@@ -216,13 +238,13 @@ export function startRenewal(
    * the old session closes once the new one holds the keys, so playback never lacks them.
    */
   async function recreate(
-    keys: MediaKeys,
+    keys: EmeKeys,
     record: RecordedSession,
     keySystem: string,
     drmType: DrmType,
     cid: string,
     url: string,
-  ): Promise<MediaKeySession | undefined> {
+  ): Promise<EmeSession | undefined> {
     const next = keys.createSession('temporary');
     ours.add(next);
     busy.add(next);
@@ -293,6 +315,8 @@ export function startRenewal(
  */
 export function renewEachLoad(engine: Engine, host: RenewalHost): (session: LoadSession) => void {
   const driven = new WeakSet<LoadSession>();
+  // From the attach on: a player may make its media keys before it announces its load.
+  recordEmeSessions();
   return (session) => {
     if (driven.has(session) || session.ended) return;
     driven.add(session);

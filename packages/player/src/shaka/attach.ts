@@ -2,7 +2,7 @@ import { createEngine } from '../engine/engine.ts';
 import { serverCertificates } from '../engine/certificates.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
 import { invalidOptions, resolveOptions } from '../engine/options.ts';
-import { renewEachLoad } from '../engine/renewal.ts';
+import { renewEachLoad, type RenewalMedia } from '../engine/renewal.ts';
 import type { LicenseAuthHandle as Handle, PrefetchOptions } from '../engine/handle.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
@@ -50,7 +50,7 @@ interface Target extends SessionHost {
   isFullyLoaded?(): boolean;
   addEventListener?(type: string, listener: (event: never) => void): void;
   removeEventListener?(type: string, listener: (event: never) => void): void;
-  getMediaElement?(): HTMLMediaElement | null;
+  getMediaElement?(): RenewalMedia | null;
   dispatchEvent?(event: object): boolean;
   unload?(): Promise<void>;
 }

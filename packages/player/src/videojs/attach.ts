@@ -6,7 +6,7 @@ import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
 import { createLicenseSender } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
-import { renewEachLoad } from '../engine/renewal.ts';
+import { renewEachLoad, type RenewalMedia } from '../engine/renewal.ts';
 import type { LoadSession } from '../engine/session.ts';
 
 type Callback<T> = (error: unknown, value?: T) => void;
@@ -233,7 +233,7 @@ export function attachLicenseAuth(
     attached && engine.prefetch(request, Object.keys(keySystems), engine.loads.current());
   // A renewal refused for good: the player's error (MEDIA_ERR_ENCRYPTED), which stops playback.
   const renew = renewEachLoad(engine, {
-    media: () => (player.tech?.(true) as { el?(): HTMLMediaElement } | undefined)?.el?.(),
+    media: () => (player.tech?.(true) as { el?(): RenewalMedia } | undefined)?.el?.(),
     refused: (error) =>
       (player.error as ((e: object) => unknown) | undefined)?.call(player, {
         code: 5,

@@ -25,6 +25,8 @@ export interface PageAuthOptions {
   /** Key system to drm_type (proxy mode names ClearKey's, as it serves every key system). */
   drmTypes?: Record<string, string>;
   header?: string;
+  /** License renewal (the adapters' `renewal` option). */
+  renewal?: { intervalSec?: number; pausedLimitSec?: number; hiddenLimitSec?: number };
 }
 
 export interface AdapterSetup {
@@ -66,6 +68,8 @@ export interface AppError {
     code: string;
     message: string;
     errorCode?: string;
+    /** The limit a service refusal names (`streams`: 6003). */
+    limit?: string;
     serviceMessage?: string;
     siteErrorCode?: string;
     siteErrorMessage?: string;
@@ -78,6 +82,8 @@ export interface AdapterStatus {
   /** The <video> element's id now (video.js moves it into a wrapper that takes the given id). */
   videoId: string;
   currentTime: number;
+  /** The <video> element is paused (an unloaded or reset element is too). */
+  paused: boolean;
   readyState: number;
   errors: AppError[];
   /** The cid of each license request sent, in order. */
@@ -86,6 +92,10 @@ export interface AdapterStatus {
   encrypted: boolean;
   /** Shaka Storage: `done`, or the error the download ended with. */
   stored?: string;
+  /** The handle's renewals: the token source of each `license-renewal` request, renewals done, failures. */
+  renewals: { sent: string[]; renewed: number; failed: string[] };
+  /** `waiting` events of the <video> after it first played: each one a stall. */
+  stalls: number;
   /** The handle's license events, in order. */
   licenses: Array<
     | { event: 'sent'; refreshed: boolean; tokenSource: string }
@@ -99,6 +109,8 @@ export interface AdapterHarness {
   status(id: string): AdapterStatus;
   /** The next asset on the player: `auth.load(cid)`, then the player's own load call. */
   next(id: string, asset: NextAsset): Promise<void>;
+  /** The app stops the player its own way (Shaka `unload()`, hls.js `destroy()`, dash.js `reset()`, video.js `dispose()`). */
+  stop(id: string): Promise<void>;
   /** Shaka only: a shaka.offline.Storage on the player downloads `asset` (`auth.store`). */
   store(id: string, asset: NextAsset): Promise<void>;
   /** Pauses, seeks to `seconds` and resolves once that frame is on screen, with its media time. */

@@ -30,6 +30,7 @@ interface VideoElement extends FrameVideo {
   muted: boolean;
   autoplay: boolean;
   readonly readyState: number;
+  readonly paused: boolean;
   addEventListener(type: string, listener: () => void, options?: { once: true }): void;
 }
 /** What the app's hls.js hook uses of the XHR. */
@@ -61,10 +62,12 @@ interface Started {
   auth: Handle;
   next(asset: NextAsset): void;
   store?(asset: NextAsset): Promise<unknown>;
+  /** The app stops the player, its own way. */
+  stop(): Promise<unknown> | void;
 }
 interface Entry {
   video: VideoElement;
-  status: Omit<AdapterStatus, 'currentTime' | 'readyState' | 'videoId'>;
+  status: Omit<AdapterStatus, 'currentTime' | 'paused' | 'readyState' | 'videoId'>;
   started: Started;
 }
 const entries = new Map<string, Entry>();
@@ -89,6 +92,7 @@ function describe(error: unknown, source: string): AppError {
       code: found.code,
       message: found.message,
       ...pick('errorCode'),
+      ...pick('limit'),
       ...pick('serviceMessage'),
       ...pick('siteErrorCode'),
       ...pick('siteErrorMessage'),
@@ -182,6 +186,7 @@ const players: Record<PlayerName, Start> = {
         storage.configure({ offline: { usePersistentLicense: false } });
         return auth.store(cid, storage.store(url)).promise.finally(() => storage.destroy());
       },
+      stop: () => player.unload(),
     };
   },
   async hls(video, { manifestUrl, options, app }, fail) {
@@ -212,6 +217,7 @@ const players: Record<PlayerName, Start> = {
         auth.load(cid);
         hls.loadSource(url);
       },
+      stop: () => hls.destroy(),
     };
   },
   async dash(video, { manifestUrl, options, app }, fail) {
@@ -246,6 +252,7 @@ const players: Record<PlayerName, Start> = {
         auth.load(cid);
         player.attachSource(url);
       },
+      stop: () => player.reset(),
     };
   },
   async videojs(video, { manifestUrl, options, app }, fail) {
@@ -275,6 +282,7 @@ const players: Record<PlayerName, Start> = {
         auth.load(cid);
         src(url);
       },
+      stop: () => player.dispose(),
     };
   },
 };
@@ -293,14 +301,30 @@ const adapters: AdapterHarness = {
     video.muted = true;
     video.autoplay = true;
     page.document.body.append(video);
-    const status: Entry['status'] = { errors: [], licenses: [], sentCids: [], encrypted: false };
+    const status: Entry['status'] = {
+      errors: [],
+      licenses: [],
+      sentCids: [],
+      encrypted: false,
+      renewals: { sent: [], renewed: 0, failed: [] },
+      stalls: 0,
+    };
     const fail = (error: unknown, source: string) => status.errors.push(describe(error, source));
     video.addEventListener('encrypted', () => (status.encrypted = true));
+    let played = false;
+    video.addEventListener('playing', () => (played = true));
+    video.addEventListener('waiting', () => played && status.stalls++);
     const started = await players[setup.player](video, setup, fail);
     const e: Entry = { video, status, started };
     entries.set(setup.id, e);
     const { auth } = started;
-    auth.on('licenseRequestSent', ({ refreshed, tokenSource, cid }) => {
+    auth.on('licenseRenewed', () => e.status.renewals.renewed++);
+    auth.on('renewalFailed', ({ error }) => e.status.renewals.failed.push(error.message));
+    auth.on('licenseRequestSent', ({ refreshed, tokenSource, cid, licenseRequestType }) => {
+      if (licenseRequestType === 'license-renewal') {
+        e.status.renewals.sent.push(tokenSource);
+        return;
+      }
       e.status.licenses.push({ event: 'sent', refreshed, tokenSource });
       e.status.sentCids.push(cid);
     });
@@ -315,6 +339,7 @@ const adapters: AdapterHarness = {
     return {
       ...structuredClone(status),
       currentTime: video.currentTime,
+      paused: video.paused,
       readyState: video.readyState,
       videoId: video.id,
     };
@@ -324,6 +349,10 @@ const adapters: AdapterHarness = {
 
   async next(id, asset) {
     entry(id).started.next(asset);
+  },
+
+  async stop(id) {
+    await entry(id).started.stop();
   },
 
   async store(id, asset) {

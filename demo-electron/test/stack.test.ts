@@ -184,6 +184,53 @@ describe('startDemoStack', () => {
     expect((await playFlow(withKey)).status).toBe(200);
   });
 
+  test('the screens: tokens carry the stream limit and x-renewal-interval, the third stream gets 6003', async () => {
+    const streams = { maxPerUser: 2, renewalSeconds: 10 };
+    const plan = value(
+      await web.stack.api.preparePlay(
+        request({ userId: 'member-screens', cid: 'free-sample', streams }),
+      ),
+    );
+    /** One screen's license: a fresh token, then the request with the screen's stream ID. */
+    const screen = async (streamId: string) => {
+      const site = await fetch(plan.tokenUrl as string, {
+        method: 'POST',
+        headers: { ...asPage, 'content-type': 'application/json' },
+        body: JSON.stringify({ cid: plan.cid, drm_type: 'Widevine' }),
+      });
+      expect(site.status).toBe(200);
+      expect(site.headers.get('x-renewal-interval')).toBe('10');
+      const license = await fetch(plan.licenseUrl, {
+        method: 'POST',
+        headers: { [plan.header]: await site.text(), 'x-drm-stream-id': streamId },
+        body: clearKeyRequest(),
+      });
+      return (await license.json()) as { keys?: unknown[]; errorCode?: string };
+    };
+    expect((await screen('screen-1')).keys).toHaveLength(1);
+    expect((await screen('screen-2')).keys).toHaveLength(1);
+    expect(await screen('screen-3')).toMatchObject({ errorCode: '6003' });
+    // A renewal of a counted screen is never refused for the count.
+    expect((await screen('screen-1')).keys).toHaveLength(1);
+    // Without the screens control the token carries no limit and the answer no interval.
+    value(
+      await web.stack.api.preparePlay(request({ userId: 'member-screens', cid: 'free-sample' })),
+    );
+    const plain = await fetch(plan.tokenUrl as string, {
+      method: 'POST',
+      headers: { ...asPage, 'content-type': 'application/json' },
+      body: JSON.stringify({ cid: plan.cid, drm_type: 'Widevine' }),
+    });
+    expect(plain.headers.get('x-renewal-interval')).toBeNull();
+  });
+
+  test('the screens need a token: the gateway modes refuse a stream limit with a fix', async () => {
+    const result = await web.stack.api.preparePlay(
+      request({ mode: 'gateway-json', streams: { maxPerUser: 2, renewalSeconds: 10 } }),
+    );
+    expect(result).toMatchObject({ ok: false, error: { code: 'SCREENS_NEED_A_TOKEN' } });
+  });
+
   test('a policy against the spec is refused with INVALID_POLICY and a fix', async () => {
     const result = await web.stack.api.preparePlay(
       request({ policy: { ...POLICY, limit: false } }),

@@ -277,6 +277,22 @@ export const emulator: Catalogue = {
       tests: streams,
     },
     {
+      id: 'stream-identity-without-device',
+      file: `${S}/streams.ts`,
+      original: 'const key = JSON.stringify([identity.deviceId, identity.cid, identity.streamId]);',
+      mutated: 'const key = JSON.stringify([identity.cid, identity.streamId]);',
+      why: 'a stream is counted per device: another device of the user is another stream',
+      tests: streams,
+    },
+    {
+      id: 'stream-identity-without-cid',
+      file: `${S}/streams.ts`,
+      original: 'const key = JSON.stringify([identity.deviceId, identity.cid, identity.streamId]);',
+      mutated: 'const key = JSON.stringify([identity.deviceId, identity.streamId]);',
+      why: 'another content on the same device is another stream, not a renewal',
+      tests: streams,
+    },
+    {
       id: 'stream-grace-unit',
       file: `${S}/streams.ts`,
       original:

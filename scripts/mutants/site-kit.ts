@@ -283,6 +283,28 @@ export const siteKit: Catalogue = {
       why: 'a player on another origin sends cookies only if the answer allows credentials',
     },
     {
+      id: 'renewal-interval-not-exposed',
+      file: `${S}/http/cors.ts`,
+      original: 'const exposed = `${header}, ${RENEWAL_INTERVAL_HEADER}`;',
+      mutated: 'const exposed = header;',
+      why: 'a player on another origin reads x-renewal-interval only if CORS exposes it',
+    },
+    {
+      id: 'renewal-interval-policy-ignored',
+      file: `${S}/http/renewal-interval.ts`,
+      original: 'if (Number.isInteger(value) && value > 0) return value;',
+      mutated: '',
+      why: "the token answer's interval is the policy's renewal_duration, which the service counts streams by",
+    },
+    {
+      id: 'renewal-interval-policy-loses',
+      file: `${S}/http/renewal-interval.ts`,
+      original: "if (policy !== undefined && 'policy_version' in policy) {",
+      mutated:
+        "if (fallback === undefined && policy !== undefined && 'policy_version' in policy) {",
+      why: "the policy's renewal_duration wins over the handler's default",
+    },
+    {
       id: 'cors-max-age-default',
       file: `${S}/http/cors.ts`,
       original: 'maxAgeSeconds = 600 }',

@@ -55,6 +55,23 @@ const playRequestSchema = z.strictObject({
     .max(200, 'must be at most 200 characters'),
   policy: policySchema,
   fault: faultSchema.optional(),
+  streams: z
+    .strictObject(
+      {
+        maxPerUser: z
+          .number({ error: 'must be a number of streams' })
+          .int('must be a whole number of streams')
+          .min(1, 'must be at least 1')
+          .max(10, 'must be at most 10'),
+        renewalSeconds: z
+          .number({ error: 'must be a number of seconds' })
+          .int('must be a whole number of seconds')
+          .min(1, 'must be at least 1')
+          .max(3600, 'must be at most 3600'),
+      },
+      { error: 'must be an object' },
+    )
+    .optional(),
 }) satisfies z.ZodType<PlayRequest>;
 
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

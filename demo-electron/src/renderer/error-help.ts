@@ -12,6 +12,8 @@ import type { DemoError, PlayerName } from '../shared/contract.ts';
  * (digits, as the service and the emulator answer), then the player's and the page's own.
  */
 const FIXES: Readonly<Record<string, string>> = {
+  '6003':
+    "The user already watches on as many screens as the site allows (max_stream_per_user): close a screen; its slot frees once it has not renewed for the renewal interval plus the emulator's grace.",
   '8002': "The site's gateway refused the user: pick a member-… user, or a free title.",
   '8711': 'Set an expire_date in the future, or use a duration instead.',
   '8710': 'Let the playback period start now.',

@@ -13,6 +13,8 @@ export interface Step {
   status: 'ok' | 'fail' | 'info';
   /** Wall-clock ms since the epoch. */
   at: number;
+  /** The screens control: the screen whose player made the step. */
+  screen?: number;
 }
 
 const TOKEN_SOURCES = {
@@ -70,8 +72,12 @@ export function emulatorStep(event: FlowEvent): Step {
       return {
         ...base,
         key: 'license-issued',
-        what: `License issued (${event.licenseType})`,
-        detail: describePolicy(event.policy),
+        what: event.stream.renewal
+          ? `License issued: a renewal of stream ${shortId(event.stream.id)}`
+          : `License issued (${event.licenseType})`,
+        detail: [describePolicy(event.policy), describeStream(event.stream)]
+          .filter((part) => part !== '')
+          .join(' · '),
         status: 'ok',
       };
     case 'fault-injected':
@@ -96,6 +102,15 @@ export function emulatorStep(event: FlowEvent): Step {
   }
 }
 
+/** The stream as the service counts it (the screens): its name, and the user's count of streams. */
+function describeStream(stream: { id: string; activeStreams: number; countsForSeconds: number }) {
+  if (stream.id === '') return '';
+  return `stream ${shortId(stream.id)}: ${stream.activeStreams} of the user's streams, counted ${stream.countsForSeconds} s without a renewal`;
+}
+
+/** The first characters of a stream ID (the player's is a UUID): enough to tell screens apart. */
+const shortId = (id: string) => (id.length > 8 ? `${id.slice(0, 8)}…` : id);
+
 function describePolicy(policy: unknown): string {
   if (typeof policy !== 'object' || policy === null) return '';
   const p = policy as Record<string, unknown>;
@@ -108,6 +123,10 @@ function describePolicy(policy: unknown): string {
   const { hdcp, level } = securityOf(p['security_policy']);
   if (hdcp !== undefined) parts.push(`HDCP ${hdcp}`);
   if (level !== undefined) parts.push(`level ${level}`);
+  if (p['max_stream_per_user'] !== undefined)
+    parts.push(`max_stream_per_user ${String(p['max_stream_per_user'])}`);
+  if (p['renewal_duration'] !== undefined)
+    parts.push(`renewal every ${String(p['renewal_duration'])} s`);
   return parts.join(' · ');
 }
 
@@ -161,6 +180,16 @@ export function playerStep(input: PlayerEvent, at: number): Step {
         status: 'fail',
       };
     case 'licenseRequestSent':
+      if (input.event.licenseRequestType === 'license-renewal') {
+        return {
+          key: 'license-renewal-sent',
+          lane: 'player',
+          at,
+          what: 'Player → license service: license renewal',
+          detail: `${input.event.keySystem} as ${input.event.drmType} · ${TOKEN_SOURCES[input.event.tokenSource]}`,
+          status: 'info',
+        };
+      }
       return {
         key: 'license-request-sent',
         lane: 'player',

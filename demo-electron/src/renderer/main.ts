@@ -9,6 +9,7 @@ import { emulatorStep } from './flow-steps.ts';
 import { startSession, type PlaySession } from './player-session.ts';
 import { PLAYER_NAMES, PLAYER_NOTES } from './players/index.ts';
 import { followProxyLog } from './proxy-log.ts';
+import { createScreens } from './screens.ts';
 import { createTimeline } from './timeline.ts';
 
 const FLOW_EVENTS: FlowEvent['type'][] = [
@@ -137,7 +138,7 @@ function listenToEmulator(eventsUrl: string): void {
   const source = new EventSource(eventsUrl);
   for (const type of FLOW_EVENTS) {
     source.addEventListener(type, (message) => {
-      if (!running) return;
+      if (!running && !screens.active) return;
       const event = JSON.parse((message as MessageEvent<string>).data) as FlowEvent;
       // The stream replays recent history on connect; only this run's events belong here.
       if (Date.parse(event.at) < timeline.origin - 5) return;
@@ -150,6 +151,8 @@ async function play(): Promise<void> {
   const run = ++attempt;
   const request = readPlayRequest();
   playButton.disabled = true;
+  // One thing at a time: the page's own play ends the screens.
+  await screens.closeAll();
   showError(undefined);
   const started = Date.now();
   timeline.reset(started);
@@ -218,6 +221,35 @@ function freshVideo(): HTMLVideoElement {
   return video;
 }
 
+const screens = createScreens({
+  api,
+  list: byId('screens-list'),
+  open: byId<HTMLButtonElement>('screen-open'),
+  interval: byId<HTMLInputElement>('screens-interval'),
+  choice: () => {
+    const { player, userId, cid } = readPlayRequest();
+    return { player, userId, cid };
+  },
+  async starting(at, what) {
+    // The screens take the page over: its own play ends, the timeline starts afresh.
+    attempt++;
+    running = false;
+    await session?.destroy();
+    session = undefined;
+    freshVideo();
+    showError(undefined);
+    const dt = document.createElement('dt');
+    dt.textContent = 'screens';
+    const dd = document.createElement('dd');
+    dd.textContent = 'each screen below has its own player, in token mode, renewing its license';
+    byId('plan').replaceChildren(dt, dd);
+    timeline.reset(at);
+    timeline.add({ key: 'screens', lane: 'player', at, what, status: 'info' });
+    setState('idle', 'Screens open below; press Play to play here instead.');
+  },
+  step: (step) => timeline.add(step),
+});
+
 function fail(error: DemoError): void {
   showError(error);
   setState('error', `Stopped: ${error.code}.`);
@@ -255,6 +287,7 @@ async function init(): Promise<void> {
   fill(setup.value);
   listenToEmulator(setup.value.eventsUrl);
   playButton.disabled = false;
+  screens.ready();
   setState('idle', 'Ready. Press Play.');
 }
 

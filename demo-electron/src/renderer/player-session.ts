@@ -1,4 +1,4 @@
-import type { EngineOptions } from '@multidrm/player';
+import type { EngineEvents, EngineOptions } from '@multidrm/player';
 import type { PlayPlan } from '../shared/contract.ts';
 import { playerStep, type Step } from './flow-steps.ts';
 import { PLAYER_PARTS } from './players/index.ts';
@@ -9,6 +9,8 @@ export interface SessionCallbacks {
   firstFrame(at: number): void;
   /** Every error the player reports, before or after playback began. */
   failed(error: unknown): void;
+  /** The player renewed a license of the load (the screens: each renewal, with a fresh token). */
+  renewed?(event: EngineEvents['licenseRenewed']): void;
 }
 
 export interface PlaySession {
@@ -96,6 +98,8 @@ export function startSession(
   const loaded = (async () => {
     const player = await attached;
     followAuth(player.auth, callbacks.step);
+    const { renewed } = callbacks;
+    if (renewed) player.auth.on('licenseRenewed', renewed);
     watchFirstFrame(video, callbacks.firstFrame);
     await Promise.race([player.load(), failed]);
     await Promise.race([video.play(), failed]);

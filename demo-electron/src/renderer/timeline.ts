@@ -11,6 +11,7 @@ export function createTimeline(list: HTMLOListElement) {
       li.dataset['step'] = step.key;
       li.dataset['lane'] = step.lane;
       li.dataset['status'] = step.status;
+      if (step.screen !== undefined) li.dataset['screen'] = String(step.screen);
       const at = document.createElement('span');
       at.className = 'at';
       at.textContent = `+${Math.max(0, Math.round(step.at - origin))} ms`;

@@ -37,6 +37,24 @@ export interface PolicyInput {
   externalKey: boolean;
 }
 
+/**
+ * The screens control: the user's concurrent-stream limit and the renewal interval the site grants
+ * (v2 `max_stream_per_user`, `renewal_duration`; the token answer carries `x-renewal-interval`).
+ */
+export interface StreamLimit {
+  maxPerUser: number;
+  renewalSeconds: number;
+}
+
+/** The screens control's setting: three screens for one user who may watch on two. */
+export const SCREENS = { count: 3, maxPerUser: 2, renewalSeconds: 10 } as const;
+
+/**
+ * How long the demo's emulator keeps counting a stream after its renewal interval ran out (its
+ * `streamGraceSeconds`): a closed screen's slot frees this long after its interval.
+ */
+export const STREAM_GRACE_SECONDS = 5;
+
 export interface PlayRequest {
   mode: Mode;
   player: PlayerName;
@@ -45,6 +63,8 @@ export interface PlayRequest {
   policy: PolicyInput;
   /** A fault of the emulator's vocabulary to inject for this play (the faults menu); none if absent. */
   fault?: FaultInput;
+  /** The screens control (token and proxy modes): the stream limit and renewal interval granted. */
+  streams?: StreamLimit;
 }
 
 /** Everything the renderer needs to play: URLs and names only. */

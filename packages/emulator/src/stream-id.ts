@@ -2,8 +2,9 @@ import { EmulatorError } from './errors.ts';
 import type { Call } from './http/exchange.ts';
 
 /**
- * Where a player may name its stream (see Streams in the README): the emulator's own, optional. A
- * stream is renewed by the same ID from the same device; without an ID every license is a new one.
+ * Where a player may name its stream (see Streams in the README): the emulator's own, optional, a
+ * local refinement that the service never receives. With it, two players of one content on one
+ * device are two streams; without it, a stream is the user's playback of a cid on a device.
  */
 export const STREAM_ID_HEADER = 'x-drm-stream-id';
 /**
@@ -24,7 +25,7 @@ export function readStreamId(call: Call): string | undefined {
   if (trimmed.length <= MAX_STREAM_ID && /^[\x21-\x7e]+$/.test(trimmed)) return trimmed;
   throw new EmulatorError(
     'BAD_LICENSE_REQUEST',
-    `The stream ID (header ${STREAM_ID_HEADER} or query parameter ${STREAM_ID_QUERY}) must be 1 to ${MAX_STREAM_ID} printable ASCII characters without spaces; leave it out and the license starts a new stream, which nothing can renew.`,
+    `The stream ID (header ${STREAM_ID_HEADER} or query parameter ${STREAM_ID_QUERY}) must be 1 to ${MAX_STREAM_ID} printable ASCII characters without spaces; or leave it out: the stream is then the user's playback of the cid on this device, as the service sees it.`,
     undefined,
     { field: STREAM_ID_HEADER },
   );

@@ -4,11 +4,13 @@ import { STREAM_ID_HEADER } from './stream-id.ts';
 
 /**
  * The stream model (README, "Streams"). A stream is one playback of one content by one user on one
- * device: site + user ID + device + cid + stream ID. The stream ID is what the player sends in
- * `x-drm-stream-id` (or query `stream_id`), e.g. its playback session; the device is what the
- * request says of it (the emulator's device_id: a hash of the User-Agent). A license request for a
- * stream that is still counted is a renewal; any other starts a new stream. A request without a
- * stream ID always starts a new stream, which nothing can renew.
+ * device, named by what the service also receives: site + user ID + device + cid. The device is what
+ * the request says of it (the emulator's device_id: a hash of the User-Agent; the service's DRMs read
+ * it from their challenge). So a license request of a user for a cid from a device whose stream is
+ * still counted renews it, whatever its token: a renewing player needs nothing the service would not
+ * see. The stream ID (`x-drm-stream-id`, or query `stream_id`) is a local refinement on top: a player
+ * sends it to local servers only (the service's CORS would refuse the header), and there it tells
+ * apart two players of one content on one device.
  *
  * A stream counts while it renews in time: until its last license + its renewal interval
  * (renewal_duration, else renewalIntervalSeconds) + streamGraceSeconds. Then it is forgotten.
@@ -31,7 +33,10 @@ export interface StreamIdentity {
   /** What the request says of its device (device_info.device_id); '' when it says nothing. */
   deviceId: string;
   cid: string;
-  /** The player's stream ID, or '' when it sent none (a new stream every time). */
+  /**
+   * The local refinement: the player's stream ID, or '' when it sent none (as to the service: the
+   * stream is then the user's playback of cid on that device).
+   */
   streamId: string;
 }
 
@@ -54,7 +59,7 @@ export interface StreamDecision {
   activeStreams: number;
   /** Seconds the stream keeps counting without a renewal. */
   countsForSeconds: number;
-  /** The registry's name for the stream (unique for a request without a stream ID). */
+  /** The registry's name for the stream: device, cid and stream ID. */
   streamKey: string;
   /** The registry's names for the user and for user + cid, made once by check() for commit(). */
   userKey: string;
@@ -100,7 +105,6 @@ export class StreamRegistry {
   /** user + cid key -> first license */
   readonly #firstLicense = new Map<string, number>();
   #streamCount = 0;
-  #unnamed = 0;
   #touched = 0;
 
   constructor(options: StreamOptions) {
@@ -136,11 +140,7 @@ export class StreamRegistry {
       this.#expire(user, nowMs);
       if (user.streams.size === 0) this.#users.delete(name);
     }
-    const key =
-      identity.streamId === ''
-        ? // A space cannot occur in a stream ID: no request can name this stream again.
-          `unnamed ${++this.#unnamed}`
-        : JSON.stringify([identity.deviceId, identity.cid, identity.streamId]);
+    const key = JSON.stringify([identity.deviceId, identity.cid, identity.streamId]);
     const stream = user?.streams.get(key);
     const duration = licenseDuration(policy);
     if (stream !== undefined && duration !== undefined && duration > 0) {
@@ -155,13 +155,13 @@ export class StreamRegistry {
     const others = (user?.streams.size ?? 0) - (stream === undefined ? 0 : 1);
     const max = policy.max_stream_per_user;
     if (stream === undefined && max !== undefined && max > 0 && others >= max) {
-      const unnamed =
+      const renews =
         identity.streamId === ''
-          ? ` This request sent no stream ID, so it starts a new stream: a player renews its stream by sending the same ${STREAM_ID_HEADER} from the same device.`
-          : '';
+          ? 'the same cid from the same device'
+          : `the same cid from the same device with the same ${STREAM_ID_HEADER}`;
       throw new EmulatorError(
         'STREAM_LIMIT_REACHED',
-        `User "${identity.userId}" of site "${identity.siteId}" already has ${others === 1 ? '1 stream that renews' : `${others} streams that renew`} in time, and the policy allows ${max} (max_stream_per_user): stop one, or wait until it has not renewed for its renewal interval plus ${this.#options.graceSeconds} s.${unnamed}`,
+        `User "${identity.userId}" of site "${identity.siteId}" already has ${others === 1 ? '1 stream that renews' : `${others} streams that renew`} in time, and the policy allows ${max} (max_stream_per_user): stop one, or wait until it has not renewed for its renewal interval plus ${this.#options.graceSeconds} s. A renewal (a license request of this user for ${renews}) is never refused for the count.`,
         { userId: identity.userId, activeStreams: others, max_stream_per_user: max },
         { field: 'playback_policy.max_stream_per_user' },
       );

@@ -108,30 +108,68 @@ describe('StreamRegistry', () => {
     });
   });
 
-  it('a request without a stream ID starts a new stream every time: it never renews one', () => {
+  it('without a stream ID, a request of the user for the cid from the device renews its stream', () => {
     const r = registry();
     const policy = { max_stream_per_user: 1 };
+    // What the service also receives names the stream: ten requests of one device for one cid renew it.
     expect(open(r, who(''), policy, T0)).toMatchObject({ renewal: false, activeStreams: 1 });
     for (let i = 1; i <= 10; i++) {
-      expect(codeOf(() => r.check(who(''), { persistent: false, ...policy }, T0 + i))).toBe(
-        'STREAM_LIMIT_REACHED',
-      );
+      expect(open(r, who(''), policy, T0 + i * 50_000)).toMatchObject({
+        renewal: true,
+        activeStreams: 1,
+      });
     }
-    const refusal = (() => {
+    expect(r.stats()).toMatchObject({ users: 1, streams: 1 });
+    // Another cid, or another device, is another stream: refused while the first counts.
+    const refusal = (id: StreamIdentity) => {
       try {
-        r.check(who(''), { persistent: false, ...policy }, T0);
+        r.check(id, { persistent: false, ...policy }, T0 + 500_001);
       } catch (error) {
-        return error instanceof EmulatorError ? error.message : '';
+        return error instanceof EmulatorError ? `${error.code}: ${error.message}` : String(error);
       }
-      return '';
-    })();
-    expect(refusal).toMatch(/This request sent no stream ID, so it starts a new stream/);
-    // Without a limit each is counted on its own, and stops counting after its interval + grace.
-    const free = registry();
-    for (let i = 0; i < 5; i++) open(free, who(''), {}, T0);
-    expect(free.stats()).toMatchObject({ users: 1, streams: 5 });
-    free.check(who('x'), { persistent: false }, T0 + 90_001);
-    expect(free.stats()).toMatchObject({ users: 0, streams: 0 });
+      return 'issued';
+    };
+    expect(refusal(who('', 'other-cid'))).toMatch(
+      /^STREAM_LIMIT_REACHED: .* A renewal \(a license request of this user for the same cid from the same device\) is never refused for the count\.$/,
+    );
+    expect(refusal(who('', CID, 'device-2'))).toMatch(/^STREAM_LIMIT_REACHED/);
+    // A player's stream ID, where it sends one, is a stream of its own on the same device.
+    expect(refusal(who('tab-2'))).toMatch(
+      /for the same cid from the same device with the same x-drm-stream-id\) is never refused/,
+    );
+    // Once it stops renewing, the stream stops counting after its interval + grace (60 + 30 s).
+    expect(
+      r.check(who('', 'other-cid'), { persistent: false, ...policy }, T0 + 590_001),
+    ).toMatchObject({
+      renewal: false,
+      activeStreams: 1,
+    });
+  });
+
+  it('a stream ID tells apart the players of one cid on one device, and each renews its own', () => {
+    const r = registry();
+    const policy = { max_stream_per_user: 2 };
+    expect(open(r, who('screen-1'), policy, T0)).toMatchObject({
+      renewal: false,
+      activeStreams: 1,
+    });
+    expect(open(r, who('screen-2'), policy, T0)).toMatchObject({
+      renewal: false,
+      activeStreams: 2,
+    });
+    expect(codeOf(() => r.check(who('screen-3'), { persistent: false, ...policy }, T0))).toBe(
+      'STREAM_LIMIT_REACHED',
+    );
+    // Without an ID the request is neither screen's renewal: a third stream.
+    expect(codeOf(() => r.check(who(''), { persistent: false, ...policy }, T0))).toBe(
+      'STREAM_LIMIT_REACHED',
+    );
+    expect(open(r, who('screen-2'), policy, T0 + 80_000)).toMatchObject({ renewal: true });
+    // Screen 1 stopped at T0: 90 s later it no longer counts, and a third screen starts.
+    expect(open(r, who('screen-3'), policy, T0 + 90_001)).toMatchObject({
+      renewal: false,
+      activeStreams: 2,
+    });
   });
 
   it('expires each stream at its own interval, whatever order they were opened in', () => {
@@ -296,12 +334,25 @@ describe('streams and durations over HTTP, against the emulator clock', () => {
     issued(await request(3, policy, { stream: 'shared', headers: device(0) }));
   });
 
-  it('without a stream ID, each license starts a new stream, counted until it expires', async () => {
+  it('without a stream ID, renewals of one device and cid keep one stream, with a fresh token each', async () => {
     const policy = { max_stream_per_user: 1, renewal_duration: 20 };
-    issued(await request(0, policy));
-    expect(refusalOf(await request(5, policy)).errorCode).toBe('6003');
-    // 20 s interval + 30 s grace later the first no longer counts.
-    issued(await request(51, policy));
+    const device = (n: number) => ({ 'user-agent': `Mozilla/5.0 device-${n} Chrome/140.0` });
+    issued(await request(0, policy, { headers: device(1) }));
+    // Five renewals at the interval, each with the token of its moment, nothing else in common.
+    for (let at = 20; at <= 100; at += 20)
+      issued(await request(at, policy, { headers: device(1) }));
+    const renewals = seen.filter(
+      (e) => e.type === 'license-issued' && e.userId === userId && e.stream.renewal,
+    );
+    expect(renewals).toHaveLength(5);
+    // Another device, or another content of the same user, is a second stream: 6003.
+    expect(refusalOf(await request(101, policy, { headers: device(2) })).errorCode).toBe('6003');
+    expect(
+      refusalOf(await request(101, policy, { headers: device(1), cid: 'trailer' })).errorCode,
+    ).toBe('6003');
+    // Device 1 stops: 20 s interval + 30 s grace after its last license, device 2 starts.
+    expect(refusalOf(await request(150, policy, { headers: device(2) })).errorCode).toBe('6003');
+    issued(await request(151, policy, { headers: device(2) }));
   });
 
   it('refuses a renewal after license_duration with 8711, naming license_duration', async () => {

@@ -92,11 +92,20 @@ export function createDemoApi(ctx: DemoApiContext): DemoApi {
           });
         }
       }
+      if (request.streams !== undefined && request.mode !== 'token' && request.mode !== 'proxy') {
+        return fail({
+          code: 'SCREENS_NEED_A_TOKEN',
+          message:
+            'A stream limit travels in the v2 token (max_stream_per_user): the gateway answers cannot carry it.',
+          fix: 'Use token or license proxy mode for the screens.',
+        });
+      }
       // Each play starts with the fault the menu shows, and only that one.
       ctx.faults.set(request.fault === undefined ? [] : [request.fault]);
 
       ctx.session.userId = request.userId;
       ctx.session.policy = built.policy;
+      ctx.session.streams = request.streams;
       const gatewayXml = request.mode === 'gateway-xml';
       const manifest = PLAYER_MANIFESTS[request.player];
       const plan: PlayPlan = {

@@ -9,6 +9,7 @@ import {
   convertPolicyToV2,
 } from '@multidrm/site-kit';
 import { createLicenseProxy, type LicenseProxyEvent } from '@multidrm/site-kit/proxy';
+import type { StreamLimit } from '../../shared/contract.ts';
 import { isEntitled } from './catalogue.ts';
 
 export interface SiteCredentials {
@@ -24,6 +25,8 @@ export interface SiteCredentials {
 export interface SiteSession {
   userId: string | undefined;
   policy: TokenPolicy;
+  /** The screens control: the stream limit and renewal interval of the user's tokens. */
+  streams?: StreamLimit | undefined;
 }
 
 export interface DemoSiteOptions {
@@ -80,11 +83,20 @@ export function createDemoSite(
   // The token's grant, the same in token mode (the token endpoint) and proxy mode (the proxy makes
   // the token itself): the session's user, if entitled, with the policy the page set.
   const grant = (cid: string) => {
-    const { userId, policy } = session();
+    const { userId, policy, streams } = session();
     if (userId === undefined || !isEntitled(userId, cid)) return refuse(userId, cid);
     // A v2 token (the service's current format); the page's controls are the gateway's (v1)
     // shape, which the conversion maps member by member.
-    return { allow: true as const, userId, policy: convertPolicyToV2(policy).policy };
+    const v2 = convertPolicyToV2(policy).policy;
+    if (streams === undefined) return { allow: true as const, userId, policy: v2 };
+    // The screens control: only v2 says how many streams and how often they renew; the token
+    // endpoint answers the interval as x-renewal-interval, which the players renew by.
+    const playback_policy = {
+      ...v2.playback_policy,
+      max_stream_per_user: streams.maxPerUser,
+      renewal_duration: streams.renewalSeconds,
+    };
+    return { allow: true as const, userId, policy: { ...v2, playback_policy } };
   };
 
   const tokenHandlers = new Map<string, WebHandler>();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { startEmulator, type FlowEvents } from '@multidrm/emulator';
-import type { DemoApi } from '../../shared/contract.ts';
+import { STREAM_GRACE_SECONDS, type DemoApi } from '../../shared/contract.ts';
 import { createDemoApi } from './api.ts';
 import { catalogue, emulatorKeys, readContentKeys } from './catalogue.ts';
 import { contentSecurityPolicy, securityHeaders } from './csp.ts';
@@ -159,6 +159,8 @@ export async function startDemoStack(options: DemoStackOptions): Promise<DemoSta
       keys: emulatorKeys(sample),
       customDataHeader: DEFAULT_HEADER,
       allowedOrigins: [appOrigin],
+      // The screens control: a closed screen's slot frees its interval plus this after it stopped.
+      streamGraceSeconds: STREAM_GRACE_SECONDS,
     });
     started.push(emulator);
     emulatorLicenseUrl = emulator.licenseUrl;

@@ -28,6 +28,13 @@ export interface SiteHandlersOptions {
   userId?: string;
   /** The policy of the default token decision; default `{ policy_version: 2 }` (a v2 token). */
   policy?: AnyTokenPolicy;
+  /**
+   * The user's stream limit, for a test of the app's "too many screens": the default token
+   * decision's v2 policy gets `max_stream_per_user: maxPerUser` and, with `renewalSeconds`,
+   * `renewal_duration` (so the token answer carries `x-renewal-interval`). The license service
+   * handlers count the streams as the emulator does (README, Streams).
+   */
+  streams?: { maxPerUser: number; renewalSeconds?: number };
   /** The token endpoint's decision; default: allow `userId` with `policy`. */
   authorizeToken?: TokenHandlerOptions['authorize'];
   /** The custom-data endpoint's decision; default: allow `userId`. */
@@ -71,7 +78,7 @@ export function siteHandlers(options: SiteHandlersOptions): SiteHandlers {
   const baseUrl = originOf(options.baseUrl ?? DEFAULT_SITE_BASE_URL, 'baseUrl');
   const { site, cors, onEvent, onError, authorizeTimeoutMs, requestGuard } = options;
   const userId = options.userId ?? 'test-user';
-  const policy: AnyTokenPolicy = options.policy ?? { policy_version: 2 };
+  const policy = withStreams(options.policy ?? { policy_version: 2 }, options);
   // Only what was given: site-kit checks each option it gets and has its own defaults.
   const shared = {
     ...(cors === undefined ? {} : { cors }),
@@ -111,4 +118,38 @@ export function siteHandlers(options: SiteHandlersOptions): SiteHandlers {
     ],
     urls,
   );
+}
+
+/** The default decision's policy with the stream limit of `streams`; a sentence for what cannot be. */
+function withStreams(policy: AnyTokenPolicy, options: SiteHandlersOptions): AnyTokenPolicy {
+  const { streams } = options;
+  if (streams === undefined) return policy;
+  const whole = (value: unknown) =>
+    typeof value === 'number' && Number.isInteger(value) && value > 0;
+  if (
+    !whole(streams.maxPerUser) ||
+    (streams.renewalSeconds !== undefined && !whole(streams.renewalSeconds))
+  ) {
+    throw new TypeError(
+      'streams: maxPerUser must be a whole number of streams from 1, and renewalSeconds (optional) a whole number of seconds from 1.',
+    );
+  }
+  if (options.authorizeToken !== undefined) {
+    throw new TypeError(
+      'streams sets the policy of the default token decision: with your own authorizeToken, put max_stream_per_user and renewal_duration in its policy.',
+    );
+  }
+  if (!('policy_version' in policy)) {
+    throw new TypeError(
+      'streams needs a v2 policy ({ policy_version: 2, ... }): a v1 token cannot carry max_stream_per_user.',
+    );
+  }
+  return {
+    ...policy,
+    playback_policy: {
+      ...policy.playback_policy,
+      max_stream_per_user: streams.maxPerUser,
+      ...(streams.renewalSeconds === undefined ? {} : { renewal_duration: streams.renewalSeconds }),
+    },
+  };
 }

@@ -7,6 +7,7 @@ Usage:
   multidrm token convert  turn a v1 policy into the v2 policy that means the same
   multidrm encrypt        AES-256-CBC encrypt text with a site key (base64 out)
   multidrm decrypt        decrypt base64 text with a site key
+  multidrm explain        what a license service refusal code means and how to fix it
 
 Run any command with --help for its options (multidrm token --help lists the token commands). Keys may come from the environment:
 MULTIDRM_SITE_ID, MULTIDRM_SITE_KEY, MULTIDRM_ACCESS_KEY.
@@ -69,6 +70,15 @@ key without key_id, ...) is a warning on standard error, with what was done with
 
 Example:
   multidrm token convert --policy '{"playback_policy":{"limit":true,"duration":3600}}'
+`,
+  explain: `Usage: multidrm explain CODE | ANSWER | -
+
+What a refusal of the license service means and how to fix it: 6003 (concurrent stream limit),
+7011 (token expired), 8711 (playback period over). Give the code, or the refusal answer as the
+player got it ({"errorCode":"6003","message":"…"}), or - to read it from standard input.
+
+Example:
+  multidrm explain 6003
 `,
   encrypt: `Usage: multidrm encrypt --site-key KEY [TEXT | -]
 

@@ -1,5 +1,6 @@
 import { SiteKitError } from '../errors.ts';
 import { crypt } from './crypt.ts';
+import { explain } from './explain.ts';
 import { HELP } from './help.ts';
 import { UsageError, type CliIo } from './io.ts';
 import { nearest } from './nearest.ts';
@@ -7,7 +8,7 @@ import { tokenConvert } from './token-convert.ts';
 import { tokenCreate } from './token-create.ts';
 import { tokenInspect } from './token-inspect.ts';
 
-const TOP_LEVEL = ['token', 'encrypt', 'decrypt'];
+const TOP_LEVEL = ['token', 'encrypt', 'decrypt', 'explain'];
 const TOKEN_COMMANDS = ['create', 'inspect', 'convert'];
 
 /** Runs one CLI invocation and returns its exit code: 0 ok, 1 invalid input or token, 2 usage. */
@@ -46,6 +47,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         return await tokenInspect(rest, io);
       case 'token convert':
         await tokenConvert(rest, io);
+        return 0;
+      case 'explain':
+        await explain(rest, io);
         return 0;
       default:
         await crypt(command as 'encrypt' | 'decrypt', rest, io);

@@ -47,6 +47,7 @@ export {
 export { type RequestGuardOptions } from '../http/request-guard.ts';
 export { type PlayerRequest } from '../http/site-request.ts';
 export { CUSTOM_DATA_HEADER, type CorsOptions } from '../http/cors.ts';
+export { RENEWAL_INTERVAL_HEADER } from '../http/renewal-interval.ts';
 export { type WebHandler } from '../http/web.ts';
 export {
   TOKEN_REFUSAL_CODES,

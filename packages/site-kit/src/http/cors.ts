@@ -4,6 +4,7 @@ import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
 import { corsOptionFields } from './cors-schema.ts';
 import { methodNotAllowed, type Answer, type Exchange } from './exchange.ts';
+import { RENEWAL_INTERVAL_HEADER } from './renewal-interval.ts';
 
 /** Default name of the header that carries gateway-mode custom data to the license service. */
 export const CUSTOM_DATA_HEADER = 'x-drm-custom-data';
@@ -58,6 +59,8 @@ export function createCors(options: CorsOptions | undefined): Cors {
     throw new SiteKitError('INVALID_INPUT', describeIssues(parsed.error, 'cors'));
   const { origins, credentials = false, maxAgeSeconds = 600 } = parsed.data;
   const header = (parsed.data.customDataHeader ?? CUSTOM_DATA_HEADER).toLowerCase();
+  // What a player on another origin may read of the answer: the custom data, the renewal interval.
+  const exposed = `${header}, ${RENEWAL_INTERVAL_HEADER}`;
   const allowed = new Set(origins);
 
   const headers = (exchange: Exchange): Record<string, string> => {
@@ -65,7 +68,7 @@ export function createCors(options: CorsOptions | undefined): Cors {
     if (origin === null || !allowed.has(origin)) return { vary: 'Origin' };
     const out: Record<string, string> = {
       'access-control-allow-origin': origin,
-      'access-control-expose-headers': header,
+      'access-control-expose-headers': exposed,
       vary: 'Origin',
     };
     if (credentials) out['access-control-allow-credentials'] = 'true';

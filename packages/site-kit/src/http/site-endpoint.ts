@@ -88,6 +88,8 @@ export interface SiteEndpointOptions<D extends { allow: true }> extends SiteEndp
   readAllow?: (decision: unknown) => D | undefined;
   /** Builds the answer text; a SiteKitError becomes a 400 with its message. */
   produce: (decision: D, player: PlayerRequest) => string | Promise<string>;
+  /** Headers of the answer made from this decision, besides CORS and the text's own. */
+  answerHeaders?: (decision: D) => Record<string, string> | undefined;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024;
@@ -255,6 +257,9 @@ export function createSiteEndpoint<D extends { allow: true }>(
       status: 200,
       ...(typeof userId === 'string' ? { user_id: userId } : {}),
     });
-    return answer(200, text);
+    const extra = options.answerHeaders?.(decision);
+    return extra === undefined
+      ? answer(200, text)
+      : textAnswer(200, text, { ...corsHeaders, ...extra });
   });
 }

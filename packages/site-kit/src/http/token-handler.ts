@@ -13,6 +13,11 @@ import {
 } from './site-endpoint.ts';
 import type { PlayerRequest } from './site-request.ts';
 import { isPlainObject } from '../schemas/plain-object.ts';
+import {
+  checkRenewalInterval,
+  RENEWAL_INTERVAL_HEADER,
+  renewalIntervalOf,
+} from './renewal-interval.ts';
 
 /** The site lets the user play: the token is issued for `userId` with `policy` as its token data. */
 export interface TokenGrant {
@@ -45,6 +50,12 @@ export interface TokenHandlerOptions extends SiteCredentials, SiteEndpointCommon
     context: AuthorizeContext,
   ) => TokenGrant | SiteRefusal | Promise<TokenGrant | SiteRefusal>;
   hashEncoding?: HashEncoding;
+  /**
+   * The renewal interval, in whole seconds, to announce with tokens whose policy sets none: the
+   * answer carries `x-renewal-interval`, which the player renews its licenses by. A v2 policy's
+   * `playback_policy.renewal_duration` wins, as the service counts the stream by it. Default: none.
+   */
+  renewalIntervalSeconds?: number;
 }
 
 const grantSchema = tokenGrantSchema as unknown as z.ZodType<TokenGrant>;
@@ -64,11 +75,16 @@ export function createTokenHandlerWith(
 ): WebHandler {
   const { siteId, siteKey, accessKey, hashEncoding } = options;
   const issuer = makeIssuer({ siteId, siteKey, accessKey, hashEncoding });
+  const defaultInterval = checkRenewalInterval(options.renewalIntervalSeconds);
   return createSiteEndpoint<TokenGrant>({
     ...options,
     allowSchema: grantSchema,
     readAllow: readGrant,
     produce: (grant, asked) => issuer.issue(issueOptions(grant, asked)),
+    answerHeaders: (grant) => {
+      const seconds = renewalIntervalOf(grant.policy, defaultInterval);
+      return seconds === undefined ? undefined : { [RENEWAL_INTERVAL_HEADER]: String(seconds) };
+    },
   });
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   createTokenHandler,
+  RENEWAL_INTERVAL_HEADER,
+  SiteKitError,
   verifyLicenseToken,
   type SiteEndpointEvent,
   type TokenHandlerOptions,
@@ -173,6 +175,9 @@ describe('token handler', () => {
     );
     const response = await post({ cid: 'c', drm_type: 'NCG' }, { origin: ORIGIN });
     expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(response.headers.get('access-control-expose-headers')).toBe(
+      'x-drm-custom-data, x-renewal-interval',
+    );
     const other = await post({ cid: 'c', drm_type: 'NCG' }, { origin: 'https://evil.test' });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
     const otherPreflight = await handler(
@@ -189,5 +194,87 @@ describe('token handler', () => {
         cors: { origins: ['https://a.test/'] },
       }),
     ).toThrow(/cors.origins.0: must be an origin/);
+  });
+
+  describe('the renewal interval header', () => {
+    const v2 = (playback: Record<string, unknown>) => () => ({
+      allow: true as const,
+      userId: 'u1',
+      policy: { policy_version: 2 as const, playback_policy: playback },
+    });
+    const intervalOf = async (
+      authorize: TokenHandlerOptions['authorize'],
+      more: Partial<TokenHandlerOptions> = {},
+    ) => {
+      const response = await setup(authorize, more).post({ cid: 'c', drm_type: 'Widevine' });
+      expect(response.status).toBe(200);
+      return response.headers.get('x-renewal-interval');
+    };
+
+    it("answers x-renewal-interval with the v2 policy's renewal_duration, in whole seconds", async () => {
+      expect(RENEWAL_INTERVAL_HEADER).toBe('x-renewal-interval');
+      expect(await intervalOf(v2({ max_stream_per_user: 2, renewal_duration: 30 }))).toBe('30');
+      // The newest builders take the duration as a string of digits: the header is the number.
+      expect(await intervalOf(v2({ renewal_duration: '45' }))).toBe('45');
+    });
+
+    it('answers no interval when neither the policy nor the handler sets one', async () => {
+      expect(await intervalOf(v2({ max_stream_per_user: 2 }))).toBeNull();
+      expect(await intervalOf(() => ({ allow: true }))).toBeNull();
+      const v1 = () => ({ allow: true as const, policy: { playback_policy: { limit: false } } });
+      expect(await intervalOf(v1)).toBeNull();
+    });
+
+    it("takes the handler's renewalIntervalSeconds where the policy sets none; the policy's wins", async () => {
+      const more = { renewalIntervalSeconds: 120 };
+      expect(await intervalOf(() => ({ allow: true }), more)).toBe('120');
+      expect(await intervalOf(v2({ max_stream_per_user: 1 }), more)).toBe('120');
+      expect(await intervalOf(v2({ renewal_duration: 20 }), more)).toBe('20');
+    });
+
+    it('sends no interval with a refusal or a policy the issuer rejects', async () => {
+      const refused = setup(() => ({ allow: false, status: 403, reason: 'No plan' }), {
+        renewalIntervalSeconds: 60,
+      });
+      const refusal = await refused.post({ cid: 'c', drm_type: 'Widevine' });
+      expect(refusal.status).toBe(403);
+      expect(refusal.headers.get('x-renewal-interval')).toBeNull();
+      const broken = setup(v2({ renewal_duration: -5 }));
+      const rejected = await broken.post({ cid: 'c', drm_type: 'Widevine' });
+      expect(rejected.status).toBe(400);
+      expect(await rejected.text()).toMatch(/renewal_duration/);
+      expect(rejected.headers.get('x-renewal-interval')).toBeNull();
+    });
+
+    it('lets a page on an allowed origin read it (CORS exposes it)', async () => {
+      const { post } = setup(v2({ renewal_duration: 30 }), { cors: { origins: [ORIGIN] } });
+      const response = await post({ cid: 'c', drm_type: 'Widevine' }, { origin: ORIGIN });
+      expect(response.headers.get('x-renewal-interval')).toBe('30');
+      expect(response.headers.get('access-control-expose-headers')?.split(/,\s*/)).toContain(
+        'x-renewal-interval',
+      );
+      // CORS headers still come with it.
+      expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    });
+
+    it('refuses a renewalIntervalSeconds that is not a whole number of seconds, when made', () => {
+      for (const bad of [0, -1, 1.5, '60', Number.NaN, 400 * 24 * 3600]) {
+        let caught: unknown;
+        try {
+          createTokenHandler({
+            ...site,
+            authorize: () => ({ allow: true }),
+            renewalIntervalSeconds: bad as number,
+          });
+        } catch (error) {
+          caught = error;
+        }
+        expect(caught, String(bad)).toBeInstanceOf(SiteKitError);
+        expect((caught as SiteKitError).code).toBe('INVALID_INPUT');
+        expect((caught as SiteKitError).message).toBe(
+          'renewalIntervalSeconds: must be a whole number of seconds from 1 to 31536000.',
+        );
+      }
+    });
   });
 });

@@ -121,6 +121,7 @@ describe('the error panel, for each player', () => {
     [503, 'SITE_TIMEOUT', 'The site could not decide in time.', 'Play again'],
     [500, 'SITE_ERROR', 'The site could not decide; try again later.', 'authorize'],
     [400, 'BAD_CID', 'cid: must be the content ID.', 'title'],
+    [429, 'RATE_LIMITED', 'Too many requests; try again in 3 s.', 'wait a moment'],
   ])("the proxy's own %s %s is shown by its code, with a fix", (status, code, message, fix) => {
     const described = describeFailure(WRAPPED.hls(fromProxy(status, code, message)), 'hls');
     expect(described).toEqual({

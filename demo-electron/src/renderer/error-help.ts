@@ -59,6 +59,8 @@ const PROXY_FIXES: Readonly<Record<ProxyErrorCode, string>> = {
   NO_CERTIFICATE: 'The proxy has no certificate for that DRM.',
   BAD_BODY: 'The license request reached the proxy empty: press Play again.',
   BODY_TOO_LARGE: "The license request was over the proxy's limit (64 KiB).",
+  RATE_LIMITED:
+    'Too many license requests from this page in a short time: wait a moment and press Play again.',
   INTERNAL_ERROR: "The site's proxy failed: see the main process's log and press Play again.",
 };
 

@@ -8,6 +8,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -318,35 +319,45 @@ describe("the root README's server example", () => {
     });
     writeFileSync(join(target, 'server.mjs'), code as string);
     const v = vectors.token[0]!;
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const server = spawn(process.execPath, ['server.mjs'], {
-      cwd: target,
-      env: {
-        ...env,
-        PORT: String(port),
-        MULTIDRM_SITE_ID: v.site_id,
-        MULTIDRM_SITE_KEY: v.site_key,
-        MULTIDRM_ACCESS_KEY: v.access_key,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    try {
-      const ask = async (cookie?: string) => {
-        for (let attempt = 0; ; attempt++) {
-          try {
-            return await fetch(`http://127.0.0.1:${port}/`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
-              body: JSON.stringify({ cid: 'movie-1', drm_type: 'Widevine' }),
-            });
-          } catch (error) {
-            if (attempt > 100 || server.exitCode !== null) throw new Error(`server.mjs: ${stderr}`);
-            await new Promise((resolve) => setTimeout(resolve, 100));
+    // A port another process may take between our pick and the server's listen (the tests run in
+    // parallel): the server is started again on another port when that happens, never skipped.
+    const launch = (port: number) => {
+      const server = spawn(process.execPath, ['server.mjs'], {
+        cwd: target,
+        env: {
+          ...env,
+          PORT: String(port),
+          MULTIDRM_SITE_ID: v.site_id,
+          MULTIDRM_SITE_KEY: v.site_key,
+          MULTIDRM_ACCESS_KEY: v.access_key,
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const started = { server, port, stderr: '' };
+      server.stderr.on('data', (chunk: Buffer) => (started.stderr += chunk.toString()));
+      return started;
+    };
+    let started = launch(await freePort());
+    const ask = async (cookie?: string): Promise<Response> => {
+      for (let attempt = 0; ; attempt++) {
+        const { server, port } = started;
+        try {
+          return await fetch(`http://127.0.0.1:${port}/`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+            body: JSON.stringify({ cid: 'movie-1', drm_type: 'Widevine' }),
+          });
+        } catch {
+          if (server.exitCode !== null && started.stderr.includes('EADDRINUSE') && attempt < 20) {
+            started = launch(await freePort());
+          } else if (attempt > 100 || server.exitCode !== null) {
+            throw new Error(`server.mjs: ${started.stderr}`);
           }
+          await new Promise((resolve) => setTimeout(resolve, 100));
         }
-      };
+      }
+    };
+    try {
       const stranger = await ask();
       expect(stranger.status).toBe(403);
       const alice = await ask('user=alice');
@@ -356,9 +367,21 @@ describe("the root README's server example", () => {
         cid: string;
       };
       expect(token).toMatchObject({ user_id: 'alice', cid: 'movie-1' });
-      expect(stderr).toBe('');
+      expect(started.stderr).toBe('');
     } finally {
-      server.kill();
+      started.server.kill();
     }
   }, 120_000);
 });
+
+/** A port nothing listens on now (the system's pick). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -247,7 +247,8 @@ describe("Shaka's preload: the load that takes it (player.load(manager)) has its
     await take(player, p2);
     const engine = engineOf(player);
     await requestLicense(player, engine);
-    await requestLicense(player, { ...engine, licenseRequestType: 'license-renewal' });
+    // A later request of the same load (a renewal would fetch a fresh token): still P2's.
+    await requestLicense(player, { ...engine, sessionId: 'next-key' });
     expect(h.seen.license.map((l) => l.header)).toEqual(['token-P2', 'token-P2']);
     // P1's fetch is still its own, for the load that takes P1.
     expect(site.asked.find((a) => a.cid === 'P1')?.signal.aborted).toBe(false);

@@ -318,8 +318,8 @@ export const player: Catalogue = {
     {
       id: 'renewal-cached-token',
       file: `${S}/engine.ts`,
-      original: "if (token?.source === 'cache' && licenseRequestType === 'license-renewal') {",
-      mutated: 'if (false) {',
+      original: "x.renewalMessage = licenseRequestType === 'license-renewal';",
+      mutated: 'x.renewalMessage = false;',
       why: 'each renewal carries a fresh token: a cached one proves nothing about the stream playing now',
       tests: project,
     },

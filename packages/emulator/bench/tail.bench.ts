@@ -4,6 +4,7 @@
 // Servers in one child process, wrk in another; a warm-up run per server and concurrency, then
 // interleaved rounds, medians. Goal: the emulator's p99 within 3x the bare server's at each
 // concurrency (issue #38, point 24). See packages/site-kit/bench/README.md.
+import { availableParallelism, loadavg } from 'node:os';
 import { createTokenIssuer } from '@multidrm/site-kit';
 import { createEmulatorHandler } from '../src/handler.ts';
 import { toNodeListener } from '../src/http/node-adapter.ts';
@@ -90,6 +91,12 @@ export default async function (): Promise<void> {
   }
   console.log(
     `loopback, keep-alive, wrk -t1; warm (2 s at 256 connections per server first); ${ROUNDS} interleaved rounds of ${SECONDS} s per server and concurrency after 1 s warm-up; both servers in one child process; p99 is the median of the rounds' p99 (each round's in brackets)`,
+  );
+  // A p99 on a machine with more runnable processes than cores is the scheduler's as much as the
+  // server's (the bare server's own p99 then moves 10-100x between rounds): the reader must see it.
+  const [one, five] = loadavg();
+  console.log(
+    `machine: ${availableParallelism()} cores, load average ${one?.toFixed(2)} (1 min), ${five?.toFixed(2)} (5 min) at the end; with more load than cores, read the rounds' spread before the ratios`,
   );
   console.log(
     '| connections | bare p50 ms | bare p99 ms | emulator p50 ms | emulator p99 ms | p99 vs bare | goal |',

@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { IRateLimiterRedisOptions, RateLimiterAbstract } from 'rate-limiter-flexible';
 import * as z from 'zod';
 import { SiteKitError } from '../errors.ts';
 import { describeIssues } from '../schemas/issues.ts';
@@ -88,12 +88,10 @@ export function createRateLimit(options: RateLimitOptions = {}): SiteRateLimit {
     const made: RateLimiterAbstract =
       redis === undefined
         ? new RateLimiterMemory(common)
-        : new RateLimiterRedis({
-            ...common,
-            storeClient: redis,
-            useRedisPackage: true,
-            rejectIfRedisNotReady: true,
-          });
+        : new ScriptedRateLimiterRedis(
+            { ...common, storeClient: redis, useRedisPackage: true, rejectIfRedisNotReady: true },
+            redis as unknown as ScriptedClient,
+          );
     return { made, name, points, seconds, policy: `"${name}";q=${points};w=${seconds}` };
   };
   const perAddress = limiter('address', o.perAddress, { points: 120, seconds: 60 });
@@ -175,6 +173,53 @@ export function createRateLimit(options: RateLimitOptions = {}): SiteRateLimit {
       return consume(perUser, userKey('', userId, 'u'));
     },
   };
+}
+
+/** The store's client with its registered scripts (createRedisStore registers them). */
+interface ScriptedClient {
+  readonly isReady: boolean;
+  siteKitRateCount(key: string, points: number, seconds: number): Promise<[number, number]>;
+}
+
+type Upsert = (
+  rlKey: string,
+  points: number,
+  msDuration: number,
+  forceExpire?: boolean,
+  options?: object,
+) => Promise<unknown>;
+
+/**
+ * RateLimiterRedis counting with the store's registered copy of its script, sent as EVALSHA: the
+ * library sends the whole script with EVAL on every request, and a token request with both budgets
+ * sent it twice. `_upsert` is the step the library's README names for a store of one's own (it
+ * returns the raw reply its `_getRateLimiterRes` reads); whatever else it does (a forced expiry, a
+ * window under a second, points that are not a whole number) stays the library's.
+ */
+class ScriptedRateLimiterRedis extends RateLimiterRedis {
+  readonly #client: ScriptedClient;
+
+  constructor(options: IRateLimiterRedisOptions, client: ScriptedClient) {
+    super(options);
+    this.#client = client;
+  }
+
+  async _upsert(
+    rlKey: string,
+    points: number,
+    msDuration: number,
+    forceExpire = false,
+    options?: object,
+  ): Promise<unknown> {
+    const seconds = Math.floor(msDuration / 1000);
+    if (forceExpire || seconds <= 0 || !Number.isSafeInteger(points)) {
+      const libraryUpsert = (RateLimiterRedis.prototype as unknown as { _upsert: Upsert })._upsert;
+      return libraryUpsert.call(this, rlKey, points, msDuration, forceExpire, options);
+    }
+    // As the library's rejectIfRedisNotReady: no command queued for a connection that is not up.
+    if (!this.#client.isReady) throw new Error('Redis connection is not ready');
+    return this.#client.siteKitRateCount(rlKey, points, seconds);
+  }
 }
 
 // The site's reading of the address; one that throws counts as none (the request is still served).

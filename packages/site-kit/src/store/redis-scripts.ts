@@ -31,6 +31,21 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
 `;
 
+// A fixed window of rate-limiter-flexible's RateLimiterRedis, the same steps on the same keys (its
+// own script): the window starts with the first request, and the reply is the points consumed and
+// the milliseconds left. Registered here, it goes as EVALSHA (40 bytes) where the library sends the
+// whole script with EVAL on every request.
+const RATE_COUNT = `
+redis.call('set', KEYS[1], 0, 'EX', ARGV[2], 'NX')
+local consumed = redis.call('incrby', KEYS[1], ARGV[1])
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -1 then
+  redis.call('expire', KEYS[1], ARGV[2])
+  ttl = 1000 * ARGV[2]
+end
+return {consumed, ttl}
+`;
+
 /** The raw reply of ADMIT: admitted, renewed, count, evicted. */
 export type AdmitReply = [number, number, number, string[]];
 
@@ -61,5 +76,14 @@ export const storeScripts = {
       parser.push(String(ttlMs));
     },
     transformReply: (reply: unknown) => reply as number,
+  }),
+  siteKitRateCount: defineScript({
+    SCRIPT: RATE_COUNT,
+    NUMBER_OF_KEYS: 1,
+    parseCommand(parser: CommandParser, key: string, points: number, seconds: number) {
+      parser.pushKey(key);
+      parser.push(String(points), String(seconds));
+    },
+    transformReply: (reply: unknown) => reply as [number, number],
   }),
 };

@@ -1,3 +1,4 @@
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createCustomDataHandler,
@@ -8,6 +9,7 @@ import { toNodeListener } from '../../src/node.ts';
 import { createRateLimit, type RateLimitOptions } from '../../src/limits.ts';
 import { createRedisStore, type RedisStore } from '../../src/redis.ts';
 import type { StoreOutageEvent } from '../../src/store/deadline.ts';
+import { deviceKey } from '../../src/store/store.ts';
 import { listen, type TestServer } from '../http/server.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
 import { TUTO } from '../support/site.ts';
@@ -173,6 +175,44 @@ describe('rate limits of the token endpoint', () => {
     const statuses = [];
     for (const url of [a.url, b.url, a.url, b.url]) statuses.push((await ask(url)).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('count over Redis with the registered script (EVALSHA), on the keys rate-limiter-flexible uses', async () => {
+    const calls = async () => {
+      const stats = String(await store.client.sendCommand(['INFO', 'commandstats']));
+      const count = (name: string) =>
+        Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      return { eval: count('eval'), evalsha: count('evalsha') };
+    };
+    const prefix = `sha${++run}:`;
+    // The library's own limiter counts a first request on the same key, as a site before this
+    // change did: the window it began goes on.
+    const library = new RateLimiterRedis({
+      storeClient: store.client,
+      useRedisPackage: true,
+      points: 3,
+      duration: 60,
+      keyPrefix: `${prefix}rl:address`,
+    });
+    await library.consume(deviceKey('', '203.0.113.9', 'a'));
+    const url = await tokenSite({
+      store,
+      keyPrefix: prefix,
+      perAddress: { points: 3, seconds: 60 },
+      perUser: false,
+    });
+    const first = await ask(url, { 'x-client': '203.0.113.9' });
+    expect(first.headers.get('ratelimit')).toMatch(/^"address";r=1;t=(60|59)$/);
+    // From here the script is in Redis's cache whatever ran before (a first EVALSHA of a Redis
+    // that never saw it is refused with NOSCRIPT, and node-redis sends EVAL once).
+    const before = await calls();
+    expect((await ask(url, { 'x-client': '203.0.113.9' })).status).toBe(200);
+    const third = await ask(url, { 'x-client': '203.0.113.9' });
+    expect(third.status).toBe(429);
+    secondsLeft(third, 60);
+    const after = await calls();
+    expect(after.eval - before.eval).toBe(0);
+    expect(after.evalsha - before.evalsha).toBe(2);
   });
 });
 

@@ -530,11 +530,11 @@ export const siteKit: Catalogue = {
       why: 'a negative duration is refused by the schema with a sentence',
     },
     {
-      id: 'policy-fast-zero-streams',
-      file: `${S}/token/read-policy-fast.ts`,
-      original: 'if (!isSeconds(streams) || streams === 0) return undefined;',
-      mutated: 'if (!isSeconds(streams)) return undefined;',
-      why: 'max_stream_per_user 0 is refused (leave it out for no limit); read by hand it would allow no stream at all',
+      id: 'policy-zero-streams',
+      file: `${S}/schemas/policy-v2.ts`,
+      original: ".nonnegative('must not be negative (0 is no limit)')",
+      mutated: ".positive('must not be negative (0 is no limit)')",
+      why: 'max_stream_per_user 0 is no limit (as the emulator counts streams); a token with it must be issued and read',
     },
     {
       id: 'policy-fast-renewal-empty-string',

@@ -93,6 +93,21 @@ describe.each(PROXY_PATHS)('through the %s', (_path, path) => {
       },
     );
 
+    it('drmType=wiseplay goes up as Wiseplay with application/json and the JSON as sent, and the license comes back', async () => {
+      const body = Buffer.from(JSON.stringify({ kids: [b64url(KID)], type: 'temporary' }));
+      const answer = await postLicense(proxy.url, `?drmType=wiseplay&cid=${CID}`, {
+        body,
+        headers: { 'content-type': 'text/plain' },
+      });
+      const [arrival] = upstream.arrivals;
+      expect(arrival?.headers['content-type']).toBe('application/json');
+      expect(arrival?.body.equals(body)).toBe(true);
+      expect(tokenOf(arrival?.headers ?? {}).drmType).toBe('Wiseplay');
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe(upstream.answers[0]?.toString());
+      expect(answer.text).toContain(b64url(KEY));
+    });
+
     it('drmType=clearkey is a GET of the emulator’s ClearKey path with siteId and cid, and its keys come back', async () => {
       const answer = await postLicense(proxy.url, `?drmType=clearkey&cid=${CID}`);
       expect(answer.status).toBe(200);

@@ -253,10 +253,23 @@ describe('v2 tokens from site-kit', () => {
     });
   });
 
+  it('max_stream_per_user 0 is no limit: a third stream of the user is licensed', async () => {
+    // The stream model's rule (streams.ts) and the DRMs' policies: 0 means no limit.
+    const token = handMadeTokenV2(
+      { policy_version: 2, playback_policy: { max_stream_per_user: 0 } },
+      { userId: 'no-stream-limit' },
+    );
+    for (const stream of ['s-1', 's-2', 's-3']) {
+      const res = await postLicense(emulator.url, token, undefined, { 'x-drm-stream-id': stream });
+      expect(res.status).toBe(200);
+      expect(res.body['keys']).toEqual([{ kty: 'oct', kid: b64url(KID), k: b64url(KEY) }]);
+    }
+  });
+
   it('refuse a v2 policy that breaks the format with 6002, naming the member', async () => {
     const token = handMadeTokenV2({
       policy_version: 2,
-      playback_policy: { max_stream_per_user: 0 },
+      playback_policy: { max_stream_per_user: -1 },
     });
     const refusal = refusalOf(await postLicense(emulator.url, token));
     expect(refusal).toMatchObject({

@@ -44,8 +44,9 @@ export interface LicenseProxyOptions extends SiteCredentials {
   authorize: (request: Request, asked: ProxyAsk) => ProxyDecision | Promise<ProxyDecision>;
   /**
    * Request headers passed on to the service when present (lower case), e.g. the service's
-   * client-meta header. Default ["user-agent"]. Cookie, Authorization and the token header can
-   * never be listed.
+   * client-meta header. Default ["user-agent"]: the service's documents do not name the client-meta
+   * header (a guessed name would forward nothing or the wrong thing), so a site lists it by the name
+   * its players send. Cookie, Authorization and the token header can never be listed.
    */
   forwardHeaders?: string[];
   /** Off unless given: browser pages on other origins are then refused. */

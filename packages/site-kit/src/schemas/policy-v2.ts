@@ -11,8 +11,8 @@ import { flag, hex, obj, oneOf, seconds } from './values.ts';
 export const ALLOWED_TRACK_TYPES = ['ALL', 'SD_ONLY', 'SD_HD', 'SD_UHD1', 'SD_UHD2'] as const;
 
 /**
- * Validates a v2 `playback_policy`; durations are whole seconds and `max_stream_per_user` is at
- * least 1.
+ * Validates a v2 `playback_policy`; durations are whole seconds and `max_stream_per_user` a whole
+ * number, 0 for no limit (as in the DRMs' license policies, and as the emulator counts streams).
  */
 export const playbackPolicyV2Schema = obj({
   persistent: flag.optional(),
@@ -24,7 +24,7 @@ export const playbackPolicyV2Schema = obj({
   max_stream_per_user: z
     .number({ error: mustBe('a whole number of streams') })
     .int('must be a whole number of streams')
-    .positive('must be at least 1 (leave it out for no limit)')
+    .nonnegative('must not be negative (0 is no limit)')
     .optional(),
   // The newest builder also takes a numeric string ("60"); it is written as the number.
   renewal_duration: z

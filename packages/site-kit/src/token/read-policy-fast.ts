@@ -127,7 +127,7 @@ function playbackV2(value: unknown): PlaybackPolicyV2 | undefined {
     count++;
   }
   if (streams !== undefined) {
-    if (!isSeconds(streams) || streams === 0) return undefined;
+    if (!isSeconds(streams)) return undefined;
     read.max_stream_per_user = streams;
     count++;
   }

@@ -92,10 +92,10 @@ const wrong: [string, TokenPolicyV2Input | Record<string, unknown>, string, RegE
     /must not be negative/,
   ],
   [
-    'max_stream_per_user 0',
-    { policy_version: 2, playback_policy: { max_stream_per_user: 0 } },
+    'negative max_stream_per_user',
+    { policy_version: 2, playback_policy: { max_stream_per_user: -1 } },
     'policy.playback_policy.max_stream_per_user',
-    /at least 1/,
+    /must not be negative \(0 is no limit\)/,
   ],
   [
     'max_stream_per_user as boolean',
@@ -424,6 +424,15 @@ describe('v2 policy rules', () => {
     expect(JSON.stringify(result.policy)).toBe(
       '{"policy_version":2,"playback_policy":{"max_stream_per_user":2,"renewal_duration":60},"security_policy":[{"track_type":"ALL","fairplay":{"hdcp_enforcement":-1}}]}',
     );
+  });
+
+  it('max_stream_per_user 0 (no limit, as the emulator counts it) is issued and read back', () => {
+    const policy = { policy_version: 2, playback_policy: { max_stream_per_user: 0 } } as const;
+    const issued = issuer.issue({ cid: 'c', timestamp: TS, policy });
+    expect(verifyLicenseToken(issued, { ...keys, now: AT }).policy).toEqual(policy);
+    // A token built elsewhere, with the member among others the fast reader does not take.
+    const built = { ...policy, playback_policy: { max_stream_per_user: 0, persistent: false } };
+    expect(verifyLicenseToken(v2Token(built), { ...keys, now: AT }).policy).toEqual(built);
   });
 
   it('a reader warns that license_duration and expire_date together have no documented winner', () => {

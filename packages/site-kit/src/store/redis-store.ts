@@ -252,9 +252,12 @@ function connectCluster(
     for (let retry = 0; !closed; retry++) {
       try {
         await cluster.connect();
-        if (closed) cluster.destroy();
-        else emit({ type: 'redis-connected' });
-        return;
+        if (closed) return cluster.destroy();
+        // A cluster still being made answers with some of its slots, or none: asked again later.
+        const served = countServed(cluster.slots);
+        if (served === SLOTS) return emit({ type: 'redis-connected' });
+        cluster.destroy();
+        throw new Error(`the cluster serves ${served} of its ${SLOTS} slots`);
       } catch (error) {
         if (closed) return;
         emit({ type: 'redis-error', reason: reasonOf(error) });
@@ -279,6 +282,14 @@ function connectCluster(
       if (cluster.isOpen) cluster.destroy();
     },
   };
+}
+
+const SLOTS = 16_384;
+
+function countServed(slots: ArrayLike<unknown>): number {
+  let served = 0;
+  for (let i = 0; i < SLOTS; i++) if (slots[i] !== undefined) served++;
+  return served;
 }
 
 // No expiry: kept until deleted.

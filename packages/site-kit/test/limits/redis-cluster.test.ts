@@ -3,7 +3,7 @@ import { createLicenseLimits, type LimitsEvent } from '../../src/limits.ts';
 import { createRateLimit } from '../../src/rate-limit/rate-limit.ts';
 import { createRedisStore, type RedisStore, type RedisStoreEvent } from '../../src/redis.ts';
 import { userKey } from '../../src/store/store.ts';
-import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.ts';
+import { distinctPorts, startRedisCluster, type RedisCluster } from '../support/redis-cluster.ts';
 
 let cluster: RedisCluster;
 let store: RedisStore;
@@ -120,5 +120,56 @@ describe('limits on a Redis Cluster of three masters', () => {
     }
     expect(storeEvents).toContainEqual({ type: 'redis-connected', node: `127.0.0.1:${downPort}` });
     expect((await limits.check({ userId: downUser, deviceId: 'b', cid: 'c' })).allow).toBe(false);
+  });
+});
+
+describe('limits on a Redis Cluster that is not there yet', () => {
+  it('take the outage policy at once, and count once the cluster comes up, with no restart', async () => {
+    const ports = await distinctPorts(3);
+    const events: RedisStoreEvent[] = [];
+    const later = createRedisStore({
+      cluster: { rootNodes: ports.map((p) => ({ url: `redis://127.0.0.1:${p}` })) },
+      onEvent: (e) => events.push(e),
+    });
+    let started: RedisCluster | undefined;
+    try {
+      const outages: LimitsEvent[] = [];
+      const limits = createLicenseLimits({
+        store: later,
+        maxStreams: 1,
+        onOutage: 'refuse',
+        deadlineMs: 60_000,
+        onEvent: (e) => outages.push(e),
+      });
+      expect(await limits.check({ userId: 'u', deviceId: 'a', cid: 'c' })).toMatchObject({
+        allow: false,
+        kind: 'LIMITS_UNAVAILABLE',
+      });
+      // Refused by the client at once (no connection), not by the deadline.
+      expect(outages[0]).toMatchObject({ type: 'store-unavailable', cause: 'error' });
+
+      started = await startRedisCluster(ports);
+      await later.ready();
+      expect(events).toContainEqual({ type: 'redis-connected' });
+      expect(events.some((e) => e.type === 'redis-error')).toBe(true);
+      expect(events.some((e) => e.type === 'redis-reconnecting')).toBe(true);
+      expect((await limits.check({ userId: 'u', deviceId: 'a', cid: 'c' })).allow).toBe(true);
+      expect((await limits.check({ userId: 'u', deviceId: 'b', cid: 'c' })).allow).toBe(false);
+    } finally {
+      await later.close();
+      await started?.stop();
+    }
+  });
+
+  it('closes without ever connecting', async () => {
+    const ports = await distinctPorts(3);
+    const events: RedisStoreEvent[] = [];
+    const never = createRedisStore({
+      cluster: { rootNodes: ports.map((p) => ({ url: `redis://127.0.0.1:${p}` })) },
+      onEvent: (e) => events.push(e),
+    });
+    await never.close();
+    await never.ready();
+    expect(events.some((e) => e.type === 'redis-connected')).toBe(false);
   });
 });

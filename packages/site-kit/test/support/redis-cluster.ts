@@ -20,7 +20,8 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-export async function startRedisCluster(): Promise<RedisCluster> {
+/** `ports`: where to start it (three free ones, e.g. from {@link distinctPorts}); default any. */
+export async function startRedisCluster(given?: number[]): Promise<RedisCluster> {
   const binary = redisServer();
   if (binary === undefined)
     throw new Error('redis-server is missing: these tests need a real Redis.');
@@ -62,7 +63,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       ),
     );
   try {
-    const ports = await distinctPorts(3);
+    const ports = given ?? (await distinctPorts(3));
     for (const port of ports) launch(port);
     for (const port of ports) await until(() => answers(port), `redis-server on port ${port}`);
     await run(cli, [
@@ -110,7 +111,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   }
 }
 
-async function distinctPorts(n: number): Promise<number[]> {
+export async function distinctPorts(n: number): Promise<number[]> {
   const ports = new Set<number>();
   while (ports.size < n) ports.add(await freePort());
   return [...ports];

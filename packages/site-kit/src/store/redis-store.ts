@@ -13,9 +13,11 @@ import type { SharedStore } from './store.ts';
 /** One Redis server (`url`) or a Redis Cluster (`cluster`). */
 export type RedisStoreOptions = RedisNodeStoreOptions | RedisClusterStoreOptions;
 
+/** The store on one Redis server. */
 export interface RedisNodeStoreOptions {
   /** `redis://[[user][:password]@]host[:port][/db]` (rediss:// for TLS). */
   url: string;
+  /** Not with `url`. */
   cluster?: undefined;
   /**
    * More options of the client (TLS, credentials, a name); the store sets its own
@@ -27,7 +29,9 @@ export interface RedisNodeStoreOptions {
   onEvent?: (event: RedisStoreEvent) => void;
 }
 
+/** The store on a Redis Cluster. */
 export interface RedisClusterStoreOptions {
+  /** Not with `cluster`. */
   url?: undefined;
   /**
    * node-redis's cluster options: `rootNodes` (a few `{ url }` of the cluster, from which it learns
@@ -35,6 +39,7 @@ export interface RedisClusterStoreOptions {
    * its own `disableOfflineQueue` and `reconnectStrategy` unless given.
    */
   cluster: Omit<RedisClusterOptions, 'scripts' | 'modules' | 'functions'>;
+  /** Reports the connection's ups and downs, per node; never a password or a key. */
   onEvent?: (event: RedisStoreEvent) => void;
 }
 

@@ -537,6 +537,48 @@ describe('the interval', () => {
     engine.destroy();
   });
 
+  test("in proxy mode comes from the proxy's license answer, and only there", async () => {
+    const PROXY = 'http://localhost:3000/drm/license';
+    const site = services();
+    site.answer = () =>
+      new Response(new TextEncoder().encode('license'), {
+        headers: { 'x-renewal-interval': '3' },
+      });
+    const l = await load(site.fetch, {
+      tokenUrl: undefined,
+      licenseServer: undefined,
+      licenseProxy: PROXY,
+    });
+    expect(l.engine.renewalIntervalSec()).toBeUndefined();
+    // The player's own first license, sent through the proxy as hls.js, dash.js and video.js do.
+    const first = {
+      keySystem: 'org.w3.clearkey',
+      drmType: 'Widevine' as const,
+      cid: CID,
+      url: LICENSE_URL,
+      body: new Uint8Array([1]),
+      licenseRequestType: 'license-request',
+      session: l.session,
+    };
+    await createLicenseSender(l.engine).send(first);
+    expect(l.engine.renewalIntervalSec()).toBe(3);
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(site.licenses).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(site.licenses.map((c) => c.url)).toEqual([
+      `${PROXY}?drmType=widevine&cid=${CID}`,
+      `${PROXY}?drmType=widevine&cid=${CID}`,
+    ]);
+    expect(site.tokensIssued()).toBe(0);
+    l.driver.stop();
+
+    // A license server the player calls itself does not set the site's interval.
+    const direct = await load(site.fetch);
+    await createLicenseSender(direct.engine).send({ ...first, session: direct.session });
+    expect(direct.engine.renewalIntervalSec()).toBeUndefined();
+    direct.driver.stop();
+  });
+
   test('a header that is not a whole number of seconds is ignored', async () => {
     const site = services({ renewalHeader: '1.5' });
     const l = await load(site.fetch);

@@ -6,6 +6,8 @@ export {
   createRedisStore,
   type RedisStore,
   type RedisStoreEvent,
+  type RedisClusterStoreOptions,
+  type RedisNodeStoreOptions,
   type RedisStoreOptions,
   type StoreRedisClient,
 } from './store/redis-store.ts';

@@ -16,7 +16,13 @@ import type { ResolvedOptions } from './options.ts';
 import { proxyUrl } from './proxy.ts';
 import { toServiceError, type ServiceErrorBody } from './service-error.ts';
 import { openSession, trackPlayerLoads, type LoadSession, type PlayerLoads } from './session.ts';
-import { axiosPost, createSiteFetcher, fetchPost, withTokenDeadline } from './site-client.ts';
+import {
+  axiosPost,
+  createSiteFetcher,
+  fetchPost,
+  renewalSeconds,
+  withTokenDeadline,
+} from './site-client.ts';
 import { createTokenCache, type CachedToken } from './token-cache.ts';
 
 /**
@@ -118,7 +124,17 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
    * token can fix the refusal (the token is forgotten; send the request once more). Throws the
    * refusal as a `LicenseServiceError`. Reports the answer either way.
    */
-  read(x: LicenseExchange, status: number, data: BufferLike, url: string): BufferLike | null;
+  /**
+   * `interval`: the answer's `x-renewal-interval`; in proxy mode the proxy's answer carries the
+   * interval its token's policy set, as the token endpoint's does otherwise.
+   */
+  read(
+    x: LicenseExchange,
+    status: number,
+    data: BufferLike,
+    url: string,
+    interval?: string | null,
+  ): BufferLike | null;
   /** Reports the answer to the request last sent (once), with the error it turned into. */
   report(x: LicenseExchange, status: number | undefined, error?: LicenseAuthError): void;
   refusal(
@@ -352,7 +368,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       return proxy && proxyUrl(proxy, x.drmType, x.cid);
     },
 
-    read(x, status, data, url) {
+    read(x, status, data, url, interval) {
+      if (opts.licenseProxy) siteInterval = renewalSeconds(interval) ?? siteInterval;
       try {
         const answer = readLicenseAnswer(data, x.keySystem, x.drmType);
         if (answer.refusal) {

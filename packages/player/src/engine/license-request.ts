@@ -8,6 +8,7 @@ import { playReadyChallenge } from './playready.ts';
 import { proxyFailure } from './proxy.ts';
 import { parseServiceError } from './service-error.ts';
 import { retryWait, sleep, withDeadline } from './retry.ts';
+import { RENEWAL_INTERVAL_HEADER } from './site-client.ts';
 
 export interface LicenseRequestInit {
   keySystem: string;
@@ -77,6 +78,7 @@ export function createLicenseSender(engine: Engine): LicenseSender {
           const to = proxied ?? url;
           let status: number;
           let data: Uint8Array;
+          let interval: string | null | undefined;
           try {
             const res = await (opts.fetch ?? fetch)(to, {
               method: 'POST',
@@ -86,6 +88,7 @@ export function createLicenseSender(engine: Engine): LicenseSender {
               credentials: proxied ? 'include' : init.credentials,
             });
             status = res.status;
+            interval = res.headers?.get(RENEWAL_INTERVAL_HEADER);
             data = new Uint8Array(await res.arrayBuffer());
           } catch (error) {
             if (signal.aborted) throw signal.reason;
@@ -98,7 +101,7 @@ export function createLicenseSender(engine: Engine): LicenseSender {
             continue;
           }
           if (status >= 200 && status < 300) {
-            const license = engine.read(x, status, data, to);
+            const license = engine.read(x, status, data, to, interval);
             if (license) return toBytes(license);
             continue;
           }

@@ -150,10 +150,11 @@ export function startRenewal(
     media?.addEventListener('play', onPlay);
   };
   page?.addEventListener('visibilitychange', onVisibility);
-  // A site whose interval comes with its tokens starts the clock at the first token.
-  const offToken = engine.emitter.on('tokenReceived', () => {
-    if (timer === undefined) schedule();
-  });
+  // A site whose interval comes with its tokens starts the clock at the first token; in proxy mode
+  // it comes with the first license.
+  const start = () => timer === undefined && schedule();
+  const offToken = engine.emitter.on('tokenReceived', start);
+  const offLicense = engine.emitter.on('licenseAnswered', start);
 
   function round() {
     if (stopped) return;
@@ -309,6 +310,7 @@ export function startRenewal(
     stopped = true;
     clearTimeout(timer);
     offToken();
+    offLicense();
     watch(undefined);
     page?.removeEventListener('visibilitychange', onVisibility);
     // The player closes its own sessions; those the driver opened are the driver's to close.

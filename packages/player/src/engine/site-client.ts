@@ -36,6 +36,10 @@ export type SitePost = (
 /** The site's renewal interval for its tokens' licenses (integer seconds), a CORS-exposed header. */
 export const RENEWAL_INTERVAL_HEADER = 'x-renewal-interval';
 
+/** The header's seconds, when it holds a whole number above 0. */
+export const renewalSeconds = (value: string | null | undefined): number | undefined =>
+  value && /^\s*[1-9]\d*\s*$/.test(value) ? Number(value) : undefined;
+
 const SITE_HEADERS = { Accept: 'text/plain', 'Content-Type': 'application/json' };
 
 /** The app's axios instance (its interceptors, base URL): the package never loads axios itself. */
@@ -109,10 +113,8 @@ export function createSiteFetcher(
           cid,
         );
       }
-      const interval = res.renewalInterval?.trim();
-      if (interval && /^\d+$/.test(interval) && Number(interval) > 0) {
-        onRenewalInterval(Number(interval));
-      }
+      const interval = renewalSeconds(res.renewalInterval);
+      if (interval) onRenewalInterval(interval);
       return text;
     }
     throw siteError({ url, status: res.status, reason: reasonOf(text) }, what, cid);

@@ -6,6 +6,7 @@ import { drmTypeFor, isFairPlay, LICENSE_MESSAGES, type DrmType } from '../engin
 import { proxyFailure } from '../engine/proxy.ts';
 import { parseServiceError } from '../engine/service-error.ts';
 import type { LoadSession } from '../engine/session.ts';
+import { RENEWAL_INTERVAL_HEADER } from '../engine/site-client.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import type { GetContentId } from './options.ts';
 import {
@@ -213,7 +214,13 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     }
     const state = type === RequestType.LICENSE ? states.get(response.originalRequest) : undefined;
     if (!state) return;
-    const license = engine.read(state, response.status ?? 200, response.data, response.uri);
+    const license = engine.read(
+      state,
+      response.status ?? 200,
+      response.data,
+      response.uri,
+      response.headers?.[RENEWAL_INTERVAL_HEADER],
+    );
     if (!license) return resendWithFreshToken(state, response);
     response.data = license as ShakaResponse['data'];
     resentLicenses.set(response.originalRequest, response.data);

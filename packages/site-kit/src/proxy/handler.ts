@@ -1,5 +1,6 @@
 import { SiteKitError } from '../errors.ts';
 import { errorClassOf } from '../http/error-class.ts';
+import { RENEWAL_INTERVAL_HEADER, renewalIntervalOf } from '../http/renewal-interval.ts';
 import type { IssuesTokens } from '../http/token-handler.ts';
 import type { IssueOptions } from '../token/issue-rules.ts';
 import type { Answer, Exchange } from '../http/exchange.ts';
@@ -84,7 +85,12 @@ export function createLicenseProxyWith(
     );
   }
 
-  async function token(exchange: Exchange, drmType: ProxyDrmType, cid: string): Promise<string> {
+  /** The token, and the renewal interval its policy sets (undefined: none to announce). */
+  async function token(
+    exchange: Exchange,
+    drmType: ProxyDrmType,
+    cid: string,
+  ): Promise<{ text: string; renewal: number | undefined }> {
     let decided: unknown;
     try {
       decided = decideWithin(
@@ -142,10 +148,14 @@ export function createLicenseProxyWith(
         ...(userId === undefined ? {} : { userId }),
       });
     }
-    return text;
+    return { text, renewal: renewalIntervalOf(grant.policy, undefined) };
   }
 
-  async function upstreamCall(exchange: Exchange, asked: ProxyRequest): Promise<UpstreamCall> {
+  /** The call to make upstream, and the renewal interval the answer announces to the player. */
+  async function upstreamCall(
+    exchange: Exchange,
+    asked: ProxyRequest,
+  ): Promise<{ call: UpstreamCall; renewal?: number | undefined }> {
     const { drm, kind } = asked;
     if (kind === 'certificate') {
       const url = config.certificateUrls[drm.drmType as 'Widevine' | 'FairPlay'];
@@ -155,37 +165,54 @@ export function createLicenseProxyWith(
           `This proxy serves no ${drm.drmType} certificate: GET is for the Widevine and FairPlay certificates; a license request is a POST.`,
         );
       }
-      return { url, method: 'GET', headers: forwarded(exchange, {}), body: null };
+      return { call: { url, method: 'GET', headers: forwarded(exchange, {}), body: null } };
     }
     if (kind === 'server-info') {
       const bytes = await body(exchange);
       const headers = forwarded(exchange, { 'content-type': drm.contentType });
-      return { url: serverInfoUrl, method: 'POST', headers, body: bytes };
+      return { call: { url: serverInfoUrl, method: 'POST', headers, body: bytes } };
     }
     const cid = asked.cid as string;
     // The site decides first: a request it refuses costs no body read. A length over the limit,
     // declared before any byte, needs no decision.
     if (Number(exchange.header('content-length') ?? 0) > config.maxBodyBytes) throw tooLarge();
-    const issued = await token(exchange, drm.drmType, cid);
+    const { text: issued, renewal } = await token(exchange, drm.drmType, cid);
     if (drm.drmType === 'ClearKey') {
       // A GET of the ClearKey license URL with siteId and cid (the wire addendum, section 7): the
       // service answers every key of the cid; the CDM's request body is not passed on.
       const headers = forwarded(exchange, {});
       headers[config.header] = issued;
-      return { url: clearKeyUrl + encodeURIComponent(cid), method: 'GET', headers, body: null };
+      const url = clearKeyUrl + encodeURIComponent(cid);
+      return { call: { url, method: 'GET', headers, body: null }, renewal };
     }
     const bytes = await body(exchange);
     const headers = forwarded(exchange, { 'content-type': drm.contentType });
     headers[config.header] = issued;
-    return { url: licenseUrl, method: 'POST', headers, body: bytes };
+    return { call: { url: licenseUrl, method: 'POST', headers, body: bytes }, renewal };
   }
 
-  function relay(answer: UpstreamAnswer, cors: Record<string, string>): Answer {
+  function relay(
+    answer: UpstreamAnswer,
+    cors: Record<string, string>,
+    renewal: number | undefined,
+  ): Answer {
+    // The interval the token's policy set, as the token endpoint answers it: the player renews at
+    // it (a page on another origin reads it only when exposed).
+    const announced =
+      renewal === undefined
+        ? {}
+        : {
+            [RENEWAL_INTERVAL_HEADER]: String(renewal),
+            ...(cors['access-control-allow-origin'] === undefined
+              ? {}
+              : { 'access-control-expose-headers': RENEWAL_INTERVAL_HEADER }),
+          };
     return {
       status: answer.status,
       text: answer.bytes.byteLength === 0 ? null : answer.bytes,
       headers: {
         ...cors,
+        ...announced,
         // Bytes without a type: the browser may not guess one (nosniff, and no type to sniff from).
         'content-type': answer.contentType ?? 'application/octet-stream',
         'cache-control': 'no-store',
@@ -222,7 +249,7 @@ export function createLicenseProxyWith(
           ...(asked.cid === undefined ? {} : { cid: asked.cid }),
         });
       }
-      const call = await upstreamCall(exchange, asked);
+      const { call, renewal } = await upstreamCall(exchange, asked);
       const started = watching ? Date.now() : 0;
       const answer = await transport(call, limits);
       // Read whatever the options: what is relayed never depends on who watches.
@@ -240,7 +267,7 @@ export function createLicenseProxyWith(
         });
       }
       if (read instanceof ProxyFailure) throw read;
-      return relay(read.answer, corsHeaders);
+      return relay(read.answer, corsHeaders, renewal);
     } catch (error) {
       if (!(error instanceof ProxyFailure)) reportError(error, undefined);
       const failure =

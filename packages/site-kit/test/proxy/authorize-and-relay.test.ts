@@ -405,3 +405,52 @@ describe('ClearKey (wire addendum 7)', () => {
     expect(((await response.json()) as { code: string }).code).toBe('NO_CERTIFICATE');
   });
 });
+
+describe('the renewal interval of the token’s policy (issue #37)', () => {
+  const PLAYER = 'https://player.example';
+  const renewing = {
+    policy_version: 2 as const,
+    playback_policy: { persistent: false, renewal_duration: 30, max_stream_per_user: 2 },
+  };
+
+  it('is answered to the player as x-renewal-interval, exposed to a listed origin', async () => {
+    const proxy = proxyFor(service, {
+      cors: { origins: [PLAYER] },
+      authorize: () => ({ allow: true, userId: 'user-1', policy: renewing }),
+    });
+    const response = await proxy(
+      license('?drmType=widevine&cid=movie-1', { headers: { origin: PLAYER } }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-renewal-interval')).toBe('30');
+    expect(response.headers.get('access-control-expose-headers')).toBe('x-renewal-interval');
+    expect(tokenOf(service.arrivals[0])).toMatchObject({
+      policy: { playback_policy: { renewal_duration: 30 } },
+    });
+  });
+
+  it('is answered with a ClearKey license too, and not exposed with no origin to expose it to', async () => {
+    service.answer = { status: 200, contentType: 'application/json', body: '{"keys":[]}' };
+    const proxy = proxyFor(service, {
+      authorize: () => ({ allow: true, userId: 'user-1', policy: renewing }),
+    });
+    const response = await proxy(license('?drmType=clearkey&cid=movie-1'));
+    expect(response.headers.get('x-renewal-interval')).toBe('30');
+    expect(response.headers.get('access-control-expose-headers')).toBeNull();
+  });
+
+  it('is not answered when the policy sets none', async () => {
+    for (const policy of [undefined, { policy_version: 2 as const }]) {
+      const proxy = proxyFor(service, {
+        cors: { origins: [PLAYER] },
+        authorize: () => ({ allow: true, userId: 'user-1', ...(policy && { policy }) }),
+      });
+      const response = await proxy(
+        license('?drmType=widevine&cid=movie-1', { headers: { origin: PLAYER } }),
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-renewal-interval')).toBeNull();
+      expect(response.headers.get('access-control-expose-headers')).toBeNull();
+    }
+  });
+});

@@ -2,25 +2,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory-store.ts';
 import { createRedisStore, type RedisStore } from '../../src/store/redis-store.ts';
 import { userKey, type SharedStore } from '../../src/store/store.ts';
+import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.ts';
 import { startRedis, type RedisServer } from '../support/redis-server.ts';
 
 let redis: RedisServer;
 let redisStore: RedisStore;
+let cluster: RedisCluster;
+let clusterStore: RedisStore;
 let run = 0;
 
 beforeAll(async () => {
-  redis = await startRedis();
+  [redis, cluster] = await Promise.all([startRedis(), startRedisCluster()]);
   redisStore = createRedisStore({ url: redis.url });
-  await redisStore.ready();
+  clusterStore = createRedisStore({ cluster: { rootNodes: cluster.rootNodes } });
+  await Promise.all([redisStore.ready(), clusterStore.ready()]);
 });
 afterAll(async () => {
-  await redisStore?.close();
-  await redis?.stop();
+  await Promise.all([redisStore?.close(), clusterStore?.close()]);
+  await Promise.all([redis?.stop(), cluster?.stop()]);
 });
 
+// The cluster's keys (t1:count, t2:nx, ...) spread over its three masters.
 const stores: [string, () => SharedStore][] = [
   ['memory', () => createMemoryStore()],
   ['redis', () => redisStore],
+  ['redis cluster', () => clusterStore],
 ];
 
 describe.each(stores)('the %s store', (_name, make) => {
@@ -158,6 +164,15 @@ describe('the Redis store', () => {
   it('refuses a URL that is not redis://', () => {
     expect(() => createRedisStore({ url: 'http://x' })).toThrow(
       'url: must be a redis:// or rediss:// URL',
+    );
+  });
+
+  it('refuses a cluster without root nodes, or with one that is not redis://', () => {
+    const message =
+      'cluster.rootNodes: must be one or more { url } with a redis:// or rediss:// URL';
+    expect(() => createRedisStore({ cluster: { rootNodes: [] } })).toThrow(message);
+    expect(() => createRedisStore({ cluster: { rootNodes: [{ url: 'http://x' }] } })).toThrow(
+      message,
     );
   });
 });

@@ -4,7 +4,7 @@ import { createServer, connect } from 'node:net';
 import { delimiter, join } from 'node:path';
 
 // As dev.sh looks for it: REDIS_SERVER, else Debian's path, else PATH.
-function redisServer(): string | undefined {
+export function redisServer(): string | undefined {
   const given = process.env['REDIS_SERVER']?.trim();
   if (given) return existsSync(given) ? given : undefined;
   if (existsSync('/usr/bin/redis-server')) return '/usr/bin/redis-server';
@@ -84,7 +84,7 @@ async function launch(binary: string, port: number): Promise<ChildProcess> {
   throw new Error(`redis-server did not start on port ${port}`);
 }
 
-function answers(port: number): Promise<boolean> {
+export function answers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => {
@@ -98,7 +98,7 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

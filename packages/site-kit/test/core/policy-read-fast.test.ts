@@ -234,6 +234,14 @@ describe('the usual policies', () => {
     expect(readPolicyV2(json).warnings).toHaveLength(2);
   });
 
+  it('v2: an empty or signed renewal_duration string is no number of seconds: left to the schema, which refuses it', () => {
+    for (const renewal of ['', '-5', '+5', ' 5', '5s']) {
+      const json = { policy_version: 2, playback_policy: { renewal_duration: renewal } };
+      expect(readPolicyV2Fast(json)).toBeUndefined();
+      expect(() => readPolicyV2(json)).toThrow(TokenError);
+    }
+  });
+
   it('leaves security_policy, external_key and the aliases to the schema', () => {
     for (const json of [
       { security_policy: {} },

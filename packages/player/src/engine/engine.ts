@@ -182,57 +182,48 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   // The reason of the last clearTokens(): a fetch it aborted is no failure, and a wait it cut
   // short asks again, with the cookies of the user signed in now.
   let cleared: unknown;
-  const fetchShared = (
+  const getToken = async (
     cid: string,
     drmType: DrmType,
     waitSignal?: AbortSignal,
     renewal = false,
     fresh = false,
-  ) =>
-    cache.get(
-      keyOf(cid, drmType),
-      async (signal) => {
-        const base = { cid, drmType, kind: opts.kind };
-        const startedAt = opts.now();
-        emit('tokenRequested', base);
-        try {
-          const value = await fetchToken(
-            cid,
-            drmType,
-            signal,
-            renewal ? renewalWindowMs : windowMs,
-            renewal ? renewalWindowMs : 0,
-          );
-          emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
-          return value;
-        } catch (error) {
-          // A fetch that no load waits for any more (the app moved on, the handle was detached)
-          // reports nothing: a dropped load is no error, on every player.
-          if (signal.aborted) throw error;
-          // withTokenDeadline rejects with LicenseAuthErrors only.
-          if (error !== cleared) {
-            emit('tokenFailed', {
-              ...base,
-              durationMs: opts.now() - startedAt,
-              error: error as LicenseAuthError,
-            });
-          }
-          throw error;
-        }
-      },
-      waitSignal,
-      fresh,
-    );
-  const getToken = async (
-    cid: string,
-    drmType: DrmType,
-    waitSignal?: AbortSignal,
-    renewal?: boolean,
-    fresh?: boolean,
   ): Promise<CachedToken> => {
     const before = cleared;
     try {
-      return await fetchShared(cid, drmType, waitSignal, renewal, fresh);
+      return await cache.get(
+        keyOf(cid, drmType),
+        async (signal) => {
+          const base = { cid, drmType, kind: opts.kind };
+          const startedAt = opts.now();
+          emit('tokenRequested', base);
+          try {
+            const value = await fetchToken(
+              cid,
+              drmType,
+              signal,
+              renewal ? renewalWindowMs : windowMs,
+              renewal ? renewalWindowMs : 0,
+            );
+            emit('tokenReceived', { ...base, durationMs: opts.now() - startedAt });
+            return value;
+          } catch (error) {
+            // A fetch that no load waits for any more (the app moved on, the handle was detached)
+            // reports nothing: a dropped load is no error, on every player. withTokenDeadline
+            // rejects with LicenseAuthErrors only.
+            if (!signal.aborted && error !== cleared) {
+              emit('tokenFailed', {
+                ...base,
+                durationMs: opts.now() - startedAt,
+                error: error as LicenseAuthError,
+              });
+            }
+            throw error;
+          }
+        },
+        waitSignal,
+        fresh,
+      );
     } catch (error) {
       if (before === cleared || waitSignal?.aborted) throw error;
       return getToken(cid, drmType, waitSignal, renewal, fresh);

@@ -1,3 +1,4 @@
+import type { RedisClientType } from '@redis/client';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -179,7 +180,9 @@ describe('rate limits of the token endpoint', () => {
 
   it('count over Redis with the registered script (EVALSHA), on the keys rate-limiter-flexible uses', async () => {
     const calls = async () => {
-      const stats = String(await store.client.sendCommand(['INFO', 'commandstats']));
+      // A single node's client (this store was made with a url, not a cluster).
+      const client = store.client as RedisClientType;
+      const stats = String(await client.sendCommand(['INFO', 'commandstats']));
       const count = (name: string) =>
         Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
       return { eval: count('eval'), evalsha: count('evalsha') };

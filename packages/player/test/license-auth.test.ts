@@ -1,5 +1,5 @@
 import axios from 'axios';
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { http, HttpResponse, delay } from 'msw';
 import {
   attachLicenseAuth,
@@ -24,6 +24,7 @@ import {
   useLicenseAuthHarness,
   videoElement,
   type Answers,
+  type Player,
 } from './harness.ts';
 
 const h = useLicenseAuthHarness();
@@ -321,6 +322,61 @@ describe('prefetch', () => {
     });
     expect(await handle.prefetch()).toBe(true);
     expect(h.seen.token).toEqual([{ cid: 'movie-1', drm_type: 'Widevine' }]);
+  });
+
+  describe('one licenseServer URL and no preferredKeySystems: the browser settles the first load', () => {
+    // happy-dom has no EME: each test gives navigator the key systems of a browser, and takes them away.
+    const withKeySystems = (supported: readonly string[]) =>
+      Object.defineProperty(navigator, 'requestMediaKeySystemAccess', {
+        configurable: true,
+        value: async (keySystem: string) => {
+          if (!supported.includes(keySystem)) throw new DOMException('no', 'NotSupportedError');
+          return {};
+        },
+      });
+    afterEach(() => {
+      Reflect.deleteProperty(navigator, 'requestMediaKeySystemAccess');
+    });
+    const loading = async (player: Player) => {
+      server.use(http.get(`${SITE}/movie.mpd`, () => HttpResponse.text('<MPD/>')));
+      await player.attach(videoElement());
+      void player.load(`${SITE}/movie.mpd`).catch(() => undefined);
+    };
+
+    test('the only configured key system the browser has is prefetched for on loading', async () => {
+      withKeySystems(['com.widevine.alpha']);
+      const { player, handle } = setup({ licenseServer: LICENSE_URL });
+      const requested = record(handle, 'tokenRequested');
+      await loading(player);
+      await expect.poll(() => h.seen.token.length).toBe(1);
+      expect(requested).toEqual([{ cid: 'movie-1', drmType: 'Widevine', kind: 'token' }]);
+      expect(h.seen.license).toEqual([]);
+    });
+
+    test('several key systems the browser has: no prefetch, preferredKeySystems settles it', async () => {
+      withKeySystems(['com.widevine.alpha', 'com.microsoft.playready']);
+      const { player, handle } = setup({ licenseServer: LICENSE_URL });
+      expect(await handle.prefetch()).toBe(false);
+      player.configure({ drm: { preferredKeySystems: ['com.microsoft.playready'] } });
+      expect(await handle.prefetch()).toBe(true);
+      expect(h.seen.token).toEqual([{ cid: 'movie-1', drm_type: 'PlayReady' }]);
+    });
+
+    test('without EME, or when asking throws, nothing is fetched and nothing is thrown', async () => {
+      expect('requestMediaKeySystemAccess' in navigator).toBe(false);
+      const { player, handle } = setup({ licenseServer: LICENSE_URL });
+      await loading(player);
+      expect(await handle.prefetch()).toBe(false);
+      Object.defineProperty(navigator, 'requestMediaKeySystemAccess', {
+        configurable: true,
+        value: () => {
+          throw new TypeError('EME is off');
+        },
+      });
+      const other = h.attach(h.setupPlayerOnly(), { licenseServer: LICENSE_URL });
+      expect(await other.prefetch()).toBe(false);
+      expect(h.seen.token).toEqual([]);
+    });
   });
 
   test('prefetch without a known key system does nothing', async () => {

@@ -198,16 +198,31 @@ export function attachLicenseAuth(
   net.registerResponseFilter(filters.responseFilter);
   engines.add(net);
 
+  // The configured key systems this browser has, asked once and in the background, as Shaka asks:
+  // with one URL for all of them, the only one it has is the one the first load takes (no EME: none
+  // is asked, and none is ruled out).
+  const has: Record<string, boolean> = {};
+  const probed = Promise.allSettled(
+    Object.keys(target.getConfiguration().drm.servers).map(async (keySystem) => {
+      if (!globalThis.navigator?.requestMediaKeySystemAccess) return;
+      has[keySystem] = false;
+      await navigator.requestMediaKeySystemAccess(keySystem, [
+        { videoCapabilities: [{ contentType: 'video/mp4; codecs="avc1.42E01E"' }] },
+      ]);
+      has[keySystem] = true;
+    }),
+  );
   let attached = true;
   const prefetchFor = async (
     session: LoadSession,
     request: PrefetchOptions = {},
   ): Promise<boolean> => {
+    await probed;
     if (!attached) return false;
     const drm = target.getConfiguration().drm;
     return engine.prefetch(
       { ...request, keySystem: request.keySystem ?? drm.preferredKeySystems[0] },
-      Object.keys(drm.servers),
+      Object.keys(drm.servers).filter((keySystem) => has[keySystem] !== false),
       session,
     );
   };

@@ -67,6 +67,10 @@ interface Target extends SessionHost {
 }
 
 type Headers = Record<string, string>;
+/** What the key-system probe uses of `navigator` (the root type check has no DOM library). */
+interface Eme {
+  requestMediaKeySystemAccess?(keySystem: string, configurations: object[]): Promise<unknown>;
+}
 // One handle per networking engine: a Storage built on a player shares the player's, and a second
 // set of filters would send two tokens and wrap a FairPlay body twice.
 const engines = new WeakSet<object>();
@@ -204,9 +208,10 @@ export function attachLicenseAuth(
   const has: Record<string, boolean> = {};
   const probed = Promise.allSettled(
     Object.keys(target.getConfiguration().drm.servers).map(async (keySystem) => {
-      if (!globalThis.navigator?.requestMediaKeySystemAccess) return;
+      const eme = (globalThis as { navigator?: Eme }).navigator;
+      if (!eme?.requestMediaKeySystemAccess) return;
       has[keySystem] = false;
-      await navigator.requestMediaKeySystemAccess(keySystem, [
+      await eme.requestMediaKeySystemAccess(keySystem, [
         { videoCapabilities: [{ contentType: 'video/mp4; codecs="avc1.42E01E"' }] },
       ]);
       has[keySystem] = true;

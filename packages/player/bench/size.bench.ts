@@ -24,7 +24,7 @@ export const BUDGET = { engine: 5 * 1024, adapter: 1.5 * 1024 } as const;
 
 /**
  * What the tests hold the sizes to. The engine misses its budget (README.md says what its bytes
- * buy): the largest engine an app bundled when the measure was made (the video.js app, 10282 B, with the
+ * buy): the largest engine an app bundled when the measure was made (the video.js app, 10332 B, with the
  * session per load, the renewal's token window, clearTokens(), the bounds of a long session and
  * license renewal) plus a margin. The adapters keep the issue's budget, but for Shaka's, which
  * binds each license request to its own operation by what Shaka gives for it (the player's DRM
@@ -35,7 +35,7 @@ export const BUDGET = { engine: 5 * 1024, adapter: 1.5 * 1024 } as const;
 export const CEILING = {
   engine: 10.125 * 1024,
   adapter: {
-    shaka: 2.875 * 1024,
+    shaka: 3 * 1024,
     hls: BUDGET.adapter,
     dash: BUDGET.adapter,
     videojs: BUDGET.adapter,

@@ -42,6 +42,20 @@ export const CEILING = {
   },
 } as const;
 
+/**
+ * Each app in one file at 3b61b54, the main before issues #36 (load identity) and #37 (renewal),
+ * measured with this bench. Issue #36's goal: no app grows by more than 512 bytes for it; the
+ * renewal driver (#37) is measured apart, by stubbing its modules out of the app.
+ */
+export const BEFORE: Record<Adapter, number> = {
+  shaka: 9673,
+  hls: 8771,
+  dash: 8596,
+  videojs: 8900,
+};
+export const GROWTH_GOAL = 512;
+const RENEWAL_MODULES = ['engine/renewal.ts', 'engine/eme-sessions.ts'];
+
 /** What the README's examples import from an adapter's entry. */
 export const APP_IMPORTS = ['attachLicenseAuth', 'findLicenseAuthError'] as const;
 
@@ -288,6 +302,23 @@ export default async function (): Promise<void> {
       const unsplit = await unsplitApp(adapter, dir);
       console.log(
         `| ${adapter} | ${cell(engine, BUDGET.engine, `engine in the ${adapter} app`)} | ${cell(own, BUDGET.adapter, `${adapter} adapter`)} | ${total} | ${unsplit.bytes} |`,
+      );
+    }
+    console.log(
+      `\nBefore and after issue #36 (each app in one file; before: 3b61b54; the renewal driver of #37 stubbed out for the last columns):\n`,
+    );
+    console.log(
+      '| app with | before | after | grows | after, renewal aside | grows, renewal aside | goal (#36) |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---|');
+    for (const adapter of ADAPTERS) {
+      const { total } = sizes[adapter];
+      const lessRenewal = await appTotal(adapter, join(dir, `${adapter}-no-renewal`), [
+        stubs(RENEWAL_MODULES),
+      ]);
+      const grows = lessRenewal - BEFORE[adapter];
+      console.log(
+        `| ${adapter} | ${BEFORE[adapter]} | ${total} | ${total - BEFORE[adapter]} | ${lessRenewal} | ${grows} | ${goal(grows <= GROWTH_GOAL, `<= ${GROWTH_GOAL}`, `${adapter} app's growth for #36`)} |`,
       );
     }
     console.log(

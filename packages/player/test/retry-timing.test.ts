@@ -229,6 +229,18 @@ describe('a token-endpoint outage at the start of a load and at a key rotation',
     return { engine, session, send, down, since, tokenAt };
   }
 
+  /**
+   * A load licensed at 0; 41 s later (its token too old to reuse) the site fails with `status` for
+   * `ms` as a request of `type` goes out.
+   */
+  async function downLater(status: number, ms: number, type: string) {
+    const site = outage(status);
+    await expect(site.send()).resolves.toEqual(LICENSE);
+    await vi.advanceTimersByTimeAsync(41_000);
+    site.down(ms);
+    return { site, request: watch(site.send(type)) };
+  }
+
   test('503 for 1 s as the load starts: token attempts at 0, 250, 750, 1750 ms; the load gets its license', async () => {
     const site = outage(503);
     site.down(1000);
@@ -250,33 +262,21 @@ describe('a token-endpoint outage at the start of a load and at a key rotation',
   });
 
   test('502 for 1 s at a key rotation 41 s in (the token too old to reuse): retried, playback keeps its license', async () => {
-    const site = outage(502);
-    await expect(site.send()).resolves.toEqual(LICENSE);
-    await vi.advanceTimersByTimeAsync(41_000);
-    site.down(1000);
-    const rotation = watch(site.send());
+    const { site, request: rotation } = await downLater(502, 1000, 'license-request');
     await vi.advanceTimersByTimeAsync(1750);
     expect(site.tokenAt).toEqual([0, 41_000, 41_250, 41_750, 42_750]);
     expect(rotation.value).toEqual(LICENSE);
   });
 
   test('502 for 30 s at a renewal: attempts go on every 2 s and the renewal gets its license', async () => {
-    const site = outage(502);
-    await expect(site.send()).resolves.toEqual(LICENSE);
-    await vi.advanceTimersByTimeAsync(41_000);
-    site.down(30_000);
-    const renewal = watch(site.send('license-renewal'));
+    const { site, request: renewal } = await downLater(502, 30_000, 'license-renewal');
     await vi.advanceTimersByTimeAsync(31_750);
     expect(site.tokenAt.slice(-3)).toEqual([68_750, 70_750, 72_750]);
     expect(renewal.value).toEqual(LICENSE);
   });
 
   test('502 through the whole renewal window: the error after 25 attempts and 43.75 s', async () => {
-    const site = outage(502);
-    await expect(site.send()).resolves.toEqual(LICENSE);
-    await vi.advanceTimersByTimeAsync(41_000);
-    site.down(3_600_000);
-    const renewal = watch(site.send('license-renewal'));
+    const { site, request: renewal } = await downLater(502, 3_600_000, 'license-renewal');
     await vi.advanceTimersByTimeAsync(43_749);
     expect(renewal.settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
@@ -297,22 +297,14 @@ describe('a token-endpoint outage at the start of a load and at a key rotation',
   });
 
   test('403 at a renewal is the site’s answer: final at once, one attempt', async () => {
-    const site = outage(403);
-    await expect(site.send()).resolves.toEqual(LICENSE);
-    await vi.advanceTimersByTimeAsync(41_000);
-    site.down(1000);
-    const renewal = watch(site.send('license-renewal'));
+    const { site, request: renewal } = await downLater(403, 1000, 'license-renewal');
     await vi.advanceTimersByTimeAsync(0);
     expect((renewal.error as TokenFetchError).status).toBe(403);
     expect(site.tokenAt).toEqual([0, 41_000]);
   });
 
   test('the load ends during the renewal’s retries: they stop at once, no attempt after', async () => {
-    const site = outage(502);
-    await expect(site.send()).resolves.toEqual(LICENSE);
-    await vi.advanceTimersByTimeAsync(41_000);
-    site.down(3_600_000);
-    const renewal = watch(site.send('license-renewal'));
+    const { site, request: renewal } = await downLater(502, 3_600_000, 'license-renewal');
     await vi.advanceTimersByTimeAsync(5000);
     const attempts = site.tokenAt.length;
     site.session.end('The player moved on to another asset.');

@@ -21,6 +21,7 @@ import type {
   AdapterStatus,
   NextAsset,
   PlayerAction,
+  PlayerName,
   ShakaStep,
 } from './page/adapter-api.ts';
 
@@ -246,4 +247,41 @@ export function useAdapterSession(overrides?: EmulatorOverrides): AdapterSession
       return Reflect.get(session, name);
     },
   });
+}
+
+/** The manifest of each player, under an asset's path. */
+export const MANIFEST: Record<PlayerName, string> = {
+  shaka: 'manifest.mpd',
+  hls: 'master.m3u8',
+  // ClearKey signalled the DASH-IF way: dash.js 5.2 mishandles the common PSSH for ClearKey.
+  dash: 'manifest-clearkey.mpd',
+  videojs: 'manifest.mpd',
+};
+export const manifestOf = (session: AdapterSession, player: PlayerName, dir: string): string =>
+  `${session.origin}/${dir}/${MANIFEST[player]}`;
+
+/**
+ * A fresh page playing `player` (its id) from the content folder, with what the emulator and the
+ * site see from then on.
+ */
+export async function startFresh(
+  session: AdapterSession,
+  player: PlayerName,
+  setup: Omit<AdapterSetup, 'id' | 'player' | 'manifestUrl'>,
+) {
+  const { page } = session;
+  await page.fresh();
+  const flowAt = session.flow.length;
+  const logAt = session.site.log.length;
+  await page.start({
+    id: player,
+    player,
+    manifestUrl: manifestOf(session, player, 'content'),
+    ...setup,
+  });
+  return {
+    page,
+    flow: () => session.flow.slice(flowAt),
+    siteLog: () => session.site.log.slice(logAt),
+  };
 }

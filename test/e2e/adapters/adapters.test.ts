@@ -6,20 +6,16 @@ import { describe, expect, test } from 'vitest';
 import { e2eSkipped, SKIP_NOTICE } from '../support/chromium.ts';
 import { DENIED, SAMPLE } from '../support/site.ts';
 import { PLAYERS, type AdapterSetup, type PlayerName } from './page/adapter-api.ts';
-import { useAdapterSession, type AdapterSession, type PlayerPage } from './adapter-session.ts';
+import {
+  manifestOf,
+  useAdapterSession,
+  type AdapterSession,
+  type PlayerPage,
+} from './adapter-session.ts';
 import { expectDecryptedPlayback, firstAppError } from './playback-proof.ts';
 
 const skip = e2eSkipped();
 if (skip) console.warn(SKIP_NOTICE);
-
-/** hls.js plays the HLS rendition of the sample; the others a DASH manifest of the same segments. */
-const MANIFEST: Record<PlayerName, string> = {
-  shaka: 'manifest.mpd',
-  hls: 'master.m3u8',
-  // ClearKey signalled the DASH-IF way: dash.js 5.2 mishandles the common PSSH for ClearKey.
-  dash: 'manifest-clearkey.mpd',
-  videojs: 'manifest.mpd',
-};
 
 type Endpoint = Pick<AdapterSetup['options'], 'tokenUrl' | 'tokenUrls' | 'customDataUrl'>;
 
@@ -38,7 +34,7 @@ async function play(
   await page.start({
     id: player,
     player,
-    manifestUrl: `${session.origin}/content/${MANIFEST[player]}`,
+    manifestUrl: manifestOf(session, player, 'content'),
     options: {
       contentId: SAMPLE.cid,
       ...endpoint(session.site.url),

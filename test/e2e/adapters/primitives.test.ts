@@ -4,44 +4,17 @@
 import type { FlowEvent } from '@multidrm/emulator';
 import { describe, expect, test } from 'vitest';
 import { e2eSkipped, SKIP_NOTICE } from '../support/chromium.ts';
-import type { AdapterSetup } from './page/adapter-api.ts';
-import { ASSETS, B_KID, useAdapterSession, type AdapterSession } from './adapter-session.ts';
+import { ASSETS, B_KID, manifestOf, startFresh, useAdapterSession } from './adapter-session.ts';
 import { expectDecryptedPlayback } from './playback-proof.ts';
 
 const skip = e2eSkipped();
 if (skip) console.warn(SKIP_NOTICE);
-
-const MANIFEST = { hls: 'master.m3u8', dash: 'manifest-clearkey.mpd' } as const;
-const manifestOf = (session: AdapterSession, player: keyof typeof MANIFEST, dir: string) =>
-  `${session.origin}/${dir}/${MANIFEST[player]}`;
 
 /** The cid of each license the emulator issued (read from the token the request carried). */
 const issuedCids = (flow: FlowEvent[]) =>
   flow.flatMap((e) => (e.type === 'license-issued' ? [e.cid] : []));
 const deniedCodes = (flow: FlowEvent[]) =>
   flow.flatMap((e) => (e.type === 'license-denied' ? [e.errorCode] : []));
-
-async function start(
-  session: AdapterSession,
-  player: keyof typeof MANIFEST,
-  setup: Omit<AdapterSetup, 'id' | 'player' | 'manifestUrl'>,
-) {
-  const { page } = session;
-  await page.fresh();
-  const flowAt = session.flow.length;
-  const logAt = session.site.log.length;
-  await page.start({
-    id: player,
-    player,
-    manifestUrl: manifestOf(session, player, 'content'),
-    ...setup,
-  });
-  return {
-    page,
-    flow: () => session.flow.slice(flowAt),
-    siteLog: () => session.site.log.slice(logAt),
-  };
-}
 
 describe.skipIf(skip)("the players' own primitives", () => {
   const session = useAdapterSession();
@@ -68,7 +41,7 @@ describe.skipIf(skip)("the players' own primitives", () => {
     mode: 'query' | 'headers',
     requests: Array<{ url: string; headers: Record<string, string> }>,
   ) {
-    const { page, flow } = await start(session, 'dash', {
+    const { page, flow } = await startFresh(session, 'dash', {
       options: {
         contentId: ASSETS.a,
         tokenUrl: `${session.site.url}/token`,
@@ -87,7 +60,7 @@ describe.skipIf(skip)("the players' own primitives", () => {
   }
 
   test("dash.js reset(), then initialize() of B: B plays with B's token", async () => {
-    const { page, flow } = await start(session, 'dash', {
+    const { page, flow } = await startFresh(session, 'dash', {
       options: {
         name: ASSETS.a,
         tokenUrl: `${session.site.url}/token`,
@@ -116,7 +89,7 @@ describe.skipIf(skip)("the players' own primitives", () => {
   test.each(['detach-attach', 'transfer'] as const)(
     'hls.js %s while the token is on its way: the request settles, and playback goes on',
     async (type) => {
-      const { page, flow, siteLog } = await start(session, 'hls', {
+      const { page, flow, siteLog } = await startFresh(session, 'hls', {
         options: {
           contentId: ASSETS.a,
           tokenUrl: `${session.site.url}/token?delay=3000`,

@@ -14,21 +14,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { e2eSkipped, SKIP_NOTICE } from '../support/chromium.ts';
 import { SAMPLE, SIGNED_IN_USER, SITE } from '../support/site.ts';
 import { closeServer, listen } from '../support/static-server.ts';
-import { ASSETS, useAdapterSession, type AdapterSession } from './adapter-session.ts';
+import { ASSETS, manifestOf, useAdapterSession, type AdapterSession } from './adapter-session.ts';
 import { PLAYERS, type PlayerName } from './page/adapter-api.ts';
 import { expectDecryptedPlayback, firstAppError } from './playback-proof.ts';
 
 const skip = e2eSkipped();
 if (skip) console.warn(SKIP_NOTICE);
-
-/** hls.js plays the HLS rendition of the sample; the others a DASH manifest of the same segments. */
-const MANIFEST: Record<PlayerName, string> = {
-  shaka: 'manifest.mpd',
-  hls: 'master.m3u8',
-  // ClearKey signalled the DASH-IF way: dash.js 5.2 mishandles the common PSSH for ClearKey.
-  dash: 'manifest-clearkey.mpd',
-  videojs: 'manifest.mpd',
-};
 
 /** What the signed-in user may play: the sample, not episode 2. */
 const REFUSED = { cid: ASSETS.b, reason: 'Not in your plan.' };
@@ -93,7 +84,7 @@ describe.skipIf(skip)('the four adapters through the site’s license proxy', ()
     await page.start({
       id: player,
       player,
-      manifestUrl: `${session.origin}/${folder}/${MANIFEST[player]}`,
+      manifestUrl: manifestOf(session, player, folder),
       options: {
         contentId: cid,
         licenseProxy: proxyUrl,

@@ -7,18 +7,12 @@ import type { FlowEvent } from '@multidrm/emulator';
 import { describe, expect, test } from 'vitest';
 import { e2eSkipped, SKIP_NOTICE } from '../support/chromium.ts';
 import { SAMPLE, SIGNED_IN_USER, STREAM_LIMIT } from '../support/site.ts';
-import { PLAYERS, type AdapterStatus, type PlayerName } from './page/adapter-api.ts';
-import { useAdapterSession } from './adapter-session.ts';
+import { PLAYERS, type AdapterStatus } from './page/adapter-api.ts';
+import { manifestOf, useAdapterSession } from './adapter-session.ts';
 
 const skip = e2eSkipped();
 if (skip) console.warn(SKIP_NOTICE);
 
-const MANIFEST: Record<PlayerName, string> = {
-  shaka: 'manifest.mpd',
-  hls: 'master.m3u8',
-  dash: 'manifest-clearkey.mpd',
-  videojs: 'manifest.mpd',
-};
 /** The emulator's grace after a stream's renewal interval (its default is 30 s). */
 const GRACE_SECONDS = 1;
 const INTERVAL_SEC = STREAM_LIMIT.renewalSeconds;
@@ -51,7 +45,7 @@ describe.skipIf(skip)('license renewal on the four players', () => {
         page.start({
           id,
           player,
-          manifestUrl: `${session.origin}/content/${MANIFEST[player]}`,
+          manifestUrl: manifestOf(session, player, 'content'),
           options: {
             contentId: SAMPLE.cid,
             tokenUrl: `${session.site.url}/token-streams?viewer=${player}`,
@@ -136,7 +130,7 @@ describe.skipIf(skip)('license renewal on the four players', () => {
       await page.start({
         id: 'r',
         player,
-        manifestUrl: `${session.origin}/content/${MANIFEST[player]}`,
+        manifestUrl: manifestOf(session, player, 'content'),
         options: {
           contentId: SAMPLE.cid,
           tokenUrl: `${session.site.url}/token-streams?viewer=${player}-refused`,

@@ -8,21 +8,18 @@ import { e2eSkipped, SKIP_NOTICE } from '../support/chromium.ts';
 import { ENVELOPE, GATE_HEADER } from '../support/license-gate.ts';
 import { PLAYERS, type AdapterSetup, type PlayerName } from './page/adapter-api.ts';
 import { SAMPLE } from '../support/site.ts';
-import { ASSETS, B_KID, useAdapterSession, type AdapterSession } from './adapter-session.ts';
+import {
+  ASSETS,
+  B_KID,
+  manifestOf,
+  startFresh,
+  useAdapterSession,
+  type AdapterSession,
+} from './adapter-session.ts';
 import { expectDecryptedPlayback, firstAppError } from './playback-proof.ts';
 
 const skip = e2eSkipped();
 if (skip) console.warn(SKIP_NOTICE);
-
-/** The manifest of each player (see adapters.test.ts), under the asset's own path. */
-const MANIFEST: Record<PlayerName, string> = {
-  shaka: 'manifest.mpd',
-  hls: 'master.m3u8',
-  dash: 'manifest-clearkey.mpd',
-  videojs: 'manifest.mpd',
-};
-const manifestOf = (session: AdapterSession, player: PlayerName, dir: string) =>
-  `${session.origin}/${dir}/${MANIFEST[player]}`;
 
 /** The cids of the licenses the emulator issued: the cid is read from the token the request carried. */
 const issuedCids = (flow: FlowEvent[]) =>
@@ -40,28 +37,6 @@ const verdictsOn = (flow: FlowEvent[]) =>
   );
 /** The same cid asked again in a row (hls.js asks for the audio track's key too) counts once. */
 const inTurn = (cids: string[]) => cids.filter((cid, i) => cid !== cids[i - 1]);
-
-async function start(
-  session: AdapterSession,
-  player: PlayerName,
-  setup: Omit<AdapterSetup, 'id' | 'player' | 'manifestUrl'>,
-) {
-  const { page } = session;
-  await page.fresh();
-  const flowAt = session.flow.length;
-  const logAt = session.site.log.length;
-  await page.start({
-    id: player,
-    player,
-    manifestUrl: manifestOf(session, player, 'content'),
-    ...setup,
-  });
-  return {
-    page,
-    flow: () => session.flow.slice(flowAt),
-    siteLog: () => session.site.log.slice(logAt),
-  };
-}
 
 /** After next(): plays past 2 s again, decrypted, with no error (the frame check at 2 s). */
 async function expectNextPlays(
@@ -87,7 +62,7 @@ describe.skipIf(skip)('a viewing session on one player', () => {
     test.each(PLAYERS)(
       "the %s adapter sends B's license request with B's token",
       async (player) => {
-        const { page, flow } = await start(session, player, {
+        const { page, flow } = await startFresh(session, player, {
           options: {
             name: ASSETS.a,
             tokenUrl: `${session.site.url}/token`,
@@ -111,7 +86,7 @@ describe.skipIf(skip)('a viewing session on one player', () => {
       "the %s adapter: B plays, the app hears no error, no A token goes with B's request",
       async (player) => {
         const site = session.site.url;
-        const { page, flow, siteLog } = await start(session, player, {
+        const { page, flow, siteLog } = await startFresh(session, player, {
           options: {
             name: ASSETS.a,
             tokenUrlFor: { [ASSETS.a]: `${site}/token?delay=hang`, [ASSETS.b]: `${site}/token` },
@@ -140,7 +115,7 @@ describe.skipIf(skip)('a viewing session on one player', () => {
   /** Shaka playing A, with tokens for A, B and the download (the download's from `downloadToken`). */
   async function playingAWithDownloadToken(downloadToken: string) {
     const site = session.site.url;
-    const started = await start(session, 'shaka', {
+    const started = await startFresh(session, 'shaka', {
       options: {
         name: ASSETS.a,
         tokenUrlFor: {
@@ -224,7 +199,7 @@ describe.skipIf(skip)('a viewing session on one player', () => {
   describe('Shaka: each preload and download carries its own cid, whatever the order', () => {
     /** Shaka playing A (named with auth.load), with the site's tokens for every cid. */
     async function playingA() {
-      const started = await start(session, 'shaka', {
+      const started = await startFresh(session, 'shaka', {
         options: {
           name: ASSETS.a,
           tokenUrl: `${session.site.url}/token`,
@@ -297,7 +272,7 @@ describe.skipIf(skip)('a viewing session on one player', () => {
       'the %s adapter: wrapped once, one fresh token, plays',
       async (player) => {
         const site = session.site.url;
-        const { page, flow } = await start(session, player, {
+        const { page, flow } = await startFresh(session, player, {
           options: {
             contentId: ASSETS.a,
             tokenUrls: [`${site}/token-expired`, `${site}/token`],
@@ -342,7 +317,7 @@ describe.skipIf(skip)('a viewing session on one player', () => {
     ];
     test.each(cases)('the %s adapter sends %s, and plays', async (player, _, app, url) => {
       const refusedBefore = session.gate.refused.length;
-      const { page, flow } = await start(session, player, {
+      const { page, flow } = await startFresh(session, player, {
         options: {
           contentId: ASSETS.a,
           tokenUrl: `${session.site.url}/token`,
@@ -357,7 +332,7 @@ describe.skipIf(skip)('a viewing session on one player', () => {
 
     test('without the cookie the gate turns the request away (the door works)', async () => {
       const refusedBefore = session.gate.refused.length;
-      const { page } = await start(session, 'hls', {
+      const { page } = await startFresh(session, 'hls', {
         options: {
           contentId: ASSETS.a,
           tokenUrl: `${session.site.url}/token`,

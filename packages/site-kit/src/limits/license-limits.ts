@@ -3,6 +3,7 @@ import { SiteKitError } from '../errors.ts';
 import type { SiteRefusal } from '../http/site-endpoint.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
+import { faultOptions } from '../store/fault-options.ts';
 import { storeDeadline, type OutagePolicy, type StoreOutageEvent } from '../store/deadline.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
 import { deviceKey, userKey, type SharedStore } from '../store/store.ts';
@@ -122,13 +123,7 @@ const optionsSchema = z.object({
   maxDevices: count('a number of devices').optional(),
   deviceSeconds: seconds.optional(),
   evict: z.enum(['refuse', 'oldest'], { error: mustBe('"refuse" or "oldest"') }).optional(),
-  deadlineMs: z
-    .number({ error: mustBe('a number of milliseconds') })
-    .int('must be a whole number')
-    .min(1, 'must be 1 or more')
-    .max(60_000, 'must be 60000 or less')
-    .optional(),
-  onOutage: z.enum(['allow', 'refuse'], { error: mustBe('"allow" or "refuse"') }).optional(),
+  ...faultOptions,
 });
 
 const ID = /^[\s\S]{1,512}$/;

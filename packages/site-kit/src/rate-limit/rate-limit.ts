@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { SiteKitError } from '../errors.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
+import { faultOptions } from '../store/fault-options.ts';
 import { storeDeadline, type OutagePolicy, type StoreOutageEvent } from '../store/deadline.ts';
 import type { RedisStore } from '../store/redis-store.ts';
 import { deviceKey, userKey, type SharedStore } from '../store/store.ts';
@@ -53,13 +54,7 @@ const budget = z.union(
 const optionsSchema = z.object({
   perAddress: budget.optional(),
   perUser: budget.optional(),
-  deadlineMs: z
-    .number({ error: mustBe('a number of milliseconds') })
-    .int('must be a whole number')
-    .min(1, 'must be 1 or more')
-    .max(60_000, 'must be 60000 or less')
-    .optional(),
-  onOutage: z.enum(['allow', 'refuse'], { error: mustBe('"allow" or "refuse"') }).optional(),
+  ...faultOptions,
   keyPrefix: z.string({ error: mustBe('a string') }).optional(),
 });
 

@@ -95,3 +95,19 @@ describe('isBase64 and decodeBase64 on long values', () => {
     expect(isBase64(`${'AAAA'.repeat(100)}-_==`)).toBe(false);
   });
 });
+
+describe('a long value checked, then decoded', () => {
+  it('decodes to its own bytes, handed to one caller only', () => {
+    const first = Buffer.from(Array.from({ length: 600 }, (_, i) => i % 251)).toString('base64');
+    const second = Buffer.alloc(600, 7).toString('base64');
+    expect(isBase64(first)).toBe(true);
+    // Another value decoded in between gets its own bytes, not the checked one's.
+    expect(Buffer.from(decodeBase64(second, 'The value'))).toEqual(Buffer.from(second, 'base64'));
+    expect(isBase64(first)).toBe(true);
+    const taken = decodeBase64(first, 'The value');
+    expect(Buffer.from(taken)).toEqual(Buffer.from(first, 'base64'));
+    taken.fill(0);
+    // The caller changed its bytes: the next decoding of the same value must not see that.
+    expect(Buffer.from(decodeBase64(first, 'The value'))).toEqual(Buffer.from(first, 'base64'));
+  });
+});

@@ -51,6 +51,7 @@ function plainFormValue(text: string): string | undefined {
   return escapes ? decodeURIComponent(value) : value;
 }
 
+const SEARCH_FROM = 256;
 const PLUS = 43;
 const PERCENT = 37;
 // What stands for itself in the value: base64's alphabet and its padding.
@@ -75,7 +76,12 @@ export function readDataParameter(body: string): string | undefined {
   // The body the license service sends, read without URLSearchParams (which costs as much as the
   // decryption): the value it would give, to the character (test/http/form-body.test.ts).
   if (text.startsWith('data=')) {
-    const plain = escapedBase64Value(text) ?? plainFormValue(text);
+    // Below a few hundred characters the character loop costs less than the search and the
+    // Buffers (and isBase64 reads short values by a loop anyway).
+    const plain =
+      text.length >= SEARCH_FROM
+        ? (escapedBase64Value(text) ?? plainFormValue(text))
+        : plainFormValue(text);
     if (plain !== undefined) return plain;
   }
   const raw = text.replaceAll(' ', '+');

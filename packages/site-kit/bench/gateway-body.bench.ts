@@ -128,8 +128,7 @@ async function handlers(bodies: string[]): Promise<void> {
   }
   const kbs = bodies.map((b) => b.length / 1024);
   const med = times.map((perSize) => perSize.map((t) => median(t)));
-  const slope = (h: number, s: number) =>
-    (med[h]![s]! - med[h]![0]!) / (kbs[s]! - kbs[0]!);
+  const slope = (h: number, s: number) => (med[h]![s]! - med[h]![0]!) / (kbs[s]! - kbs[0]!);
   console.log(
     `in-process web Request -> Response, CPU time of this thread; ${ROUNDS} interleaved rounds, medians; per KB: (µs at the size - µs at the smallest) / KB between them`,
   );

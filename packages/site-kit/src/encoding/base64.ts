@@ -21,11 +21,7 @@ interface Base64Bytes {
 export function isBase64(value: string): boolean {
   if (typeof value === 'string' && value.length >= NATIVE_FROM) {
     const bytes = nativeBase64(value);
-    if (bytes !== undefined) {
-      if (bytes === false) return false;
-      checked = { value, bytes };
-      return true;
-    }
+    if (bytes !== undefined) return bytes !== false;
   }
   return readsAsBase64(value);
 }
@@ -59,12 +55,6 @@ function nativeBase64(value: string): Uint8Array | false | undefined {
   return valid ? bytes : false;
 }
 
-// The last long value isBase64 decoded natively, with its bytes, for decodeBase64 to take once: the
-// gateway checks its data value (readDataParameter) and decrypts it (decodeBase64) right after, and
-// a second decode and encode of 58 KB cost 8 % of the handler. The bytes are a function of the text,
-// so a value equal to it, from whatever caller, gets the same bytes; they go to one caller only.
-let checked: { value: string; bytes: Uint8Array } | undefined;
-
 function readsAsBase64(value: string): boolean {
   const length = value.length;
   if (length % 4 !== 0) return false;
@@ -95,11 +85,6 @@ export function codeTable(chars: string): Uint8Array {
 /** Decodes standard, padded base64; `what` names the value in the error. */
 export function decodeBase64(value: string, what: string): Uint8Array {
   if (typeof value === 'string' && value.length >= NATIVE_FROM) {
-    if (checked !== undefined && checked.value === value) {
-      const { bytes } = checked;
-      checked = undefined;
-      return bytes;
-    }
     // Decoded once: the bytes that pass the native test are the ones base64ToBytes would make.
     const bytes = nativeBase64(value);
     if (bytes === false) throw notBase64(what);

@@ -97,7 +97,7 @@ describe('isBase64 and decodeBase64 on long values', () => {
 });
 
 describe('a long value checked, then decoded', () => {
-  it('decodes to its own bytes, handed to one caller only', () => {
+  it('decodes to its own bytes, a copy per caller', () => {
     const first = Buffer.from(Array.from({ length: 600 }, (_, i) => i % 251)).toString('base64');
     const second = Buffer.alloc(600, 7).toString('base64');
     expect(isBase64(first)).toBe(true);

@@ -1,6 +1,6 @@
 import { SiteKitError } from '../errors.ts';
 import { utf8TextOrUndefined } from '../encoding/utf8.ts';
-import { joinBytes, readBytesLimited } from './bytes-body.ts';
+import { joinBytes, readChunksLimited } from './bytes-body.ts';
 
 /**
  * The gateway handler's default `maxBodyBytes`: 64 KiB (the player-facing endpoints default to 16
@@ -16,15 +16,15 @@ export type BodyResult =
 /**
  * Reads a web request body as UTF-8 text, stopping as soon as it passes `maxBytes`: an oversized
  * body is never held in memory whole. A declared Content-Length over the limit is refused unread.
- * The bounded reading is `readBytesLimited`'s; only the text decoding is this module's.
+ * The bounded reading is `readChunksLimited`'s; only the text decoding is this module's.
  */
 export async function readBodyText(request: Request, maxBytes: number): Promise<BodyResult> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
-  // Checked here rather than by `readBytesLimited`, which would also cancel the body: a refused
+  // Checked here rather than by `readChunksLimited`, which would also cancel the body: a refused
   // request body is left as it is, as it always was.
   if (declared > maxBytes) return { ok: false, tooLarge: true };
-  const read = await readBytesLimited(request.body, null, maxBytes);
-  if (read.ok) return decodeBody([read.bytes]);
+  const read = await readChunksLimited(request.body, null, maxBytes);
+  if (read.ok) return decodeBody(read.chunks);
   if (read.tooLarge) return { ok: false, tooLarge: true };
   return { ok: false, tooLarge: false, reason: 'the request body could not be read' };
 }

@@ -16,11 +16,31 @@ export async function readBytesLimited(
   maxBytes: number,
   until?: Promise<unknown>,
 ): Promise<BytesResult> {
+  const read = await readChunksLimited(body, declaredLength, maxBytes, until);
+  return read.ok ? { ok: true, bytes: joinBytes(read.chunks) } : read;
+}
+
+export type ChunksResult =
+  | { ok: true; chunks: Uint8Array[] }
+  | { ok: false; tooLarge: true }
+  | { ok: false; tooLarge: false };
+
+/**
+ * `readBytesLimited` without the join: the chunks as the stream gave them, which may be views on a
+ * shared pool. For a caller that decodes them at once (a text body), so a one-chunk body is not
+ * copied first.
+ */
+export async function readChunksLimited(
+  body: ReadableStream<Uint8Array> | null,
+  declaredLength: string | null,
+  maxBytes: number,
+  until?: Promise<unknown>,
+): Promise<ChunksResult> {
   if (declaredLength !== null && Number(declaredLength) > maxBytes) {
     await body?.cancel().catch(() => undefined);
     return { ok: false, tooLarge: true };
   }
-  if (body === null) return { ok: true, bytes: new Uint8Array(0) };
+  if (body === null) return { ok: true, chunks: [] };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -45,7 +65,7 @@ export async function readBytesLimited(
   } catch {
     return { ok: false, tooLarge: false };
   }
-  return { ok: true, bytes: joinBytes(chunks) };
+  return { ok: true, chunks };
 }
 
 /** The chunks copied into one array of their own (a node chunk may be a view on a shared pool). */

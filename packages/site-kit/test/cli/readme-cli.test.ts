@@ -11,7 +11,9 @@ const block = /## CLI: `multidrm`[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1]
 const BIN = join(pkg, 'bin/multidrm.js');
 
 describe("the README's CLI block", () => {
-  it('runs as written, line after line', () => {
+  // Seven CLI processes one after the other: a busy 2-core machine takes longer than vitest's 5 s
+  // default to start them (a run failed on that, not on an output).
+  it('runs as written, line after line', { timeout: 60_000 }, () => {
     expect(block).toContain('multidrm decrypt');
     const script = `set -euo pipefail\nmultidrm() { "${process.execPath}" "${BIN}" "$@"; }\n${block}`;
     const r = spawnSync('bash', ['-c', script], {

@@ -27,7 +27,7 @@ const policySchema = z.strictObject(
       .min(0, 'must not be negative')
       .max(10 * 365 * 24 * 3600, 'must be at most ten years')
       .optional(),
-    expireDate: timestampSchema.optional(),
+    expireDate: z.optional(timestampSchema),
     persistent: flag,
     hdcp: z.union([z.literal(0), z.literal(1), z.literal(2), z.null()], {
       error: 'must be 0, 1, 2 or null',

@@ -100,9 +100,9 @@ export const jsonGatewayAnswerSchema = z
       error_code: jsonCode,
       error_message: str,
       response_user_id: str.optional(),
-      playback_policy: lenientPlaybackPolicySchema.optional(),
-      security_policy: securityPolicySchema.optional(),
-      external_key: externalKeySchema.optional(),
+      playback_policy: z.optional(lenientPlaybackPolicySchema),
+      security_policy: z.optional(securityPolicySchema),
+      external_key: z.optional(externalKeySchema),
       nonce: str.optional(),
     },
     { error: mustBe('a JSON object') },
@@ -139,8 +139,8 @@ export const xmlGatewayAnswerSchema = z
       ERROR: xmlCode,
       ERRMSG: str,
       LIMIT: z.enum(['Y', 'N'], { error: mustBe('Y or N') }).optional(),
-      PD_START: timestampSchema.optional(),
-      PD_END: timestampSchema.optional(),
+      PD_START: z.optional(timestampSchema),
+      PD_END: z.optional(timestampSchema),
       PC: z
         .strictObject(
           {

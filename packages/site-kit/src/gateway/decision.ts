@@ -50,7 +50,7 @@ const xmlExtrasSchema = z.strictObject(
         error: mustBe('0 (off), 1, 2 or 3'),
       })
       .optional(),
-    pd_start: timestampSchema.optional(),
+    pd_start: z.optional(timestampSchema),
   },
   { error: mustBe('an object') },
 );
@@ -62,8 +62,8 @@ export const gatewayDecisionSchema = z.discriminatedUnion(
     z.strictObject({
       allow: z.literal(true),
       playback_policy: playbackPolicySchema,
-      security_policy: securityPolicySchema.optional(),
-      external_key: externalKeySchema.optional(),
+      security_policy: z.optional(securityPolicySchema),
+      external_key: z.optional(externalKeySchema),
       response_user_id: z
         .string({ error: mustBe('a string') })
         .min(1, 'must not be empty (leave it out to keep the user ID)')

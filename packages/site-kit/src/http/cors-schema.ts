@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mustBe } from '../schemas/must-be.ts';
 
 /**
@@ -12,14 +12,12 @@ export function corsOptionFields(originRule: string) {
     origins: z.array(
       z
         .string({ error: mustBe('an origin string') })
-        .refine((o) => URL.canParse(o) && new URL(o).origin === o, { error: originRule }),
+        .check(z.refine((o) => URL.canParse(o) && new URL(o).origin === o, { error: originRule })),
       { error: mustBe('an array of origins') },
     ),
-    credentials: z.boolean({ error: mustBe('true or false') }).optional(),
-    maxAgeSeconds: z
-      .number({ error: mustBe('a number') })
-      .int()
-      .nonnegative()
-      .optional(),
+    credentials: z.optional(z.boolean({ error: mustBe('true or false') })),
+    maxAgeSeconds: z.optional(
+      z.number({ error: mustBe('a number') }).check(z.int(), z.nonnegative()),
+    ),
   };
 }

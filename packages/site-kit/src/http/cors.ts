@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SiteKitError } from '../errors.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
@@ -27,10 +27,11 @@ export interface CorsOptions {
 const corsSchema = z.strictObject(
   {
     ...corsOptionFields('must be an origin: scheme://host[:port], no path or trailing slash'),
-    customDataHeader: z
-      .string({ error: mustBe('a header name') })
-      .regex(/^[A-Za-z0-9-]+$/, 'must be a header name (letters, digits, -)')
-      .optional(),
+    customDataHeader: z.optional(
+      z
+        .string({ error: mustBe('a header name') })
+        .check(z.regex(/^[A-Za-z0-9-]+$/, 'must be a header name (letters, digits, -)')),
+    ),
   },
   { error: mustBe('an object') },
 );

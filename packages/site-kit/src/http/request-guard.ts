@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SiteKitError } from '../errors.ts';
 import { describeIssues } from '../schemas/issues.ts';
 import { mustBe } from '../schemas/must-be.ts';
@@ -24,16 +24,19 @@ export interface RequestGuardOptions {
 
 const guardSchema = z.strictObject(
   {
-    contentTypes: z
-      .array(
-        z
-          .string({ error: mustBe('a media type') })
-          .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type such as application/json'),
-        { error: mustBe('an array of media types') },
-      )
-      .min(1, 'must name at least one media type (or set requestGuard: false)')
-      .optional(),
-    checkOrigin: z.boolean({ error: mustBe('true or false') }).optional(),
+    contentTypes: z.optional(
+      z
+        .array(
+          z
+            .string({ error: mustBe('a media type') })
+            .check(
+              z.regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type such as application/json'),
+            ),
+          { error: mustBe('an array of media types') },
+        )
+        .check(z.minLength(1, 'must name at least one media type (or set requestGuard: false)')),
+    ),
+    checkOrigin: z.optional(z.boolean({ error: mustBe('true or false') })),
   },
   { error: mustBe('an object, or false') },
 );

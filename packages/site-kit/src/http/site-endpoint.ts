@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { SiteKitError } from '../errors.ts';
 import type { DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
@@ -79,7 +79,7 @@ export interface SiteEndpointOptions<D extends { allow: true }> extends SiteEndp
     context: AuthorizeContext,
   ) => D | SiteRefusal | Promise<D | SiteRefusal>;
   /** zod schema of the allow decision. */
-  allowSchema: z.ZodType<D>;
+  allowSchema: z.core.$ZodType<D>;
   /**
    * The usual allow decision read by hand, for a request that must not pay a zod parse: what the
    * schema's parse gives (members set to undefined may be left out), or undefined when not sure,

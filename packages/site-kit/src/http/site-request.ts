@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CID_CONTROL, isPlayerCid, MAX_CID } from '../schemas/content-id.ts';
 import { canonicalDrmType, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
@@ -13,14 +13,14 @@ export interface PlayerRequest {
 
 const bodySchema = z.object(
   {
-    cid: z
-      .string({ error: mustBe('a string') })
-      .min(1, 'must not be empty (the content ID)')
-      .max(MAX_CID, `must be at most ${MAX_CID} characters (the content ID)`)
-      .refine(
+    cid: z.string({ error: mustBe('a string') }).check(
+      z.minLength(1, 'must not be empty (the content ID)'),
+      z.maxLength(MAX_CID, `must be at most ${MAX_CID} characters (the content ID)`),
+      z.refine(
         (cid) => !CID_CONTROL.test(cid),
         'must not contain control characters (CR, LF, NUL, ...)',
       ),
+    ),
     drm_type: drmTypeSchema,
   },
   { error: mustBe('a JSON object {"cid","drm_type"}') },

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { HashEncoding } from '../token/hash-input.ts';
 import type { AnyTokenPolicy, IssueOptions } from '../token/issue-rules.ts';
 import type { SiteCredentials } from '../token/keys.ts';
@@ -58,7 +58,7 @@ export interface TokenHandlerOptions extends SiteCredentials, SiteEndpointCommon
   renewalIntervalSeconds?: number;
 }
 
-const grantSchema = tokenGrantSchema as unknown as z.ZodType<TokenGrant>;
+const grantSchema = tokenGrantSchema as unknown as z.ZodMiniType<TokenGrant>;
 
 /** An issuer of either kind: what the token endpoint needs of it. */
 export interface IssuesTokens {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mustBe } from './must-be.ts';
 
 /** The canonical spellings, as writers write them; `Wiseplay` comes from the newest builders (2026). */
@@ -22,18 +22,20 @@ const LIST = DRM_TYPES.map((t) => `"${t}"`).join(', ');
  * A drm_type as readers take it: any case, read as the canonical spelling (which writers write).
  * A reader that must say so (the token reader) compares the input with the output.
  */
-export const drmTypeSchema = z
-  .string({ error: mustBe(`one of ${LIST}`) })
-  .transform((value, ctx): DrmType => {
+export const drmTypeSchema = z.pipe(
+  z.string({ error: mustBe(`one of ${LIST}`) }),
+  // zod/mini's transform gets the bare parse payload (no addIssue): the issue goes on its list.
+  z.transform((value: string, payload): DrmType => {
     const canonical = canonicalDrmType(value);
     if (canonical !== undefined) return canonical;
-    ctx.addIssue({
+    payload.issues.push({
       code: 'custom',
       input: value,
       message: `must be one of ${LIST} (any case), got ${JSON.stringify(value.slice(0, 40))}`,
     });
     return z.NEVER;
-  });
+  }),
+);
 
 /** The spec's default when a token does not say. */
 export const DEFAULT_DRM_TYPE: DrmType = 'PlayReady';

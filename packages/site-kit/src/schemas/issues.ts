@@ -1,10 +1,10 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 
 /**
  * One line per zod issue, each naming the full field path and the rule:
  * `policy.playback_policy.duration: must not be negative`.
  */
-export function describeIssues(error: z.ZodError, root: string): string {
+export function describeIssues(error: z.core.$ZodError, root: string): string {
   return error.issues.map((issue) => describeIssue(issue, root)).join('; ');
 }
 

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { english } from './english.ts';
 import { kindOf, mustBe } from './must-be.ts';
 import { securityPolicyV2Schema, TRACK_TYPES, trackTypeSchema } from './security-policy-v2.ts';
 import { timestampSchema } from './timestamp.ts';
@@ -15,23 +16,35 @@ export const ALLOWED_TRACK_TYPES = ['ALL', 'SD_ONLY', 'SD_HD', 'SD_UHD1', 'SD_UH
  * number, 0 for no limit (as in the DRMs' license policies, and as the emulator counts streams).
  */
 export const playbackPolicyV2Schema = obj({
-  persistent: flag.optional(),
-  license_duration: seconds.optional(),
-  expire_date: timestampSchema.optional(),
-  allowed_track_types: oneOf(ALLOWED_TRACK_TYPES).optional(),
-  rental_duration: seconds.optional(),
-  playback_duration: seconds.optional(),
-  max_stream_per_user: z
-    .number({ error: mustBe('a whole number of streams') })
-    .int('must be a whole number of streams')
-    .nonnegative('must not be negative (0 is no limit)')
-    .optional(),
+  persistent: z.optional(flag),
+  license_duration: z.optional(seconds),
+  expire_date: z.optional(timestampSchema),
+  allowed_track_types: z.optional(oneOf(ALLOWED_TRACK_TYPES)),
+  rental_duration: z.optional(seconds),
+  playback_duration: z.optional(seconds),
+  max_stream_per_user: z.optional(
+    z
+      .number({ error: mustBe('a whole number of streams') })
+      .check(
+        z.int('must be a whole number of streams'),
+        z.nonnegative('must not be negative (0 is no limit)'),
+      ),
+  ),
   // The newest builder also takes a numeric string ("60"); it is written as the number.
-  renewal_duration: z
-    .union([seconds, z.string().regex(/^\d+$/).transform(Number)], {
-      error: mustBe('a whole number of seconds (or a string of digits)'),
-    })
-    .optional(),
+  renewal_duration: z.optional(
+    z.union(
+      [
+        seconds,
+        z.pipe(
+          z.string({ error: english }).check(z.regex(/^\d+$/, { error: english })),
+          z.transform(Number),
+        ),
+      ],
+      {
+        error: mustBe('a whole number of seconds (or a string of digits)'),
+      },
+    ),
+  ),
 });
 /** A v2 `playback_policy` as read back (`renewal_duration` always a number). */
 export type PlaybackPolicyV2 = z.infer<typeof playbackPolicyV2Schema>;
@@ -40,7 +53,7 @@ const mpegCencKeySchema = obj({
   track_type: trackTypeSchema,
   key_id: hex(16),
   key: hex(16),
-  iv: hex(16).optional(),
+  iv: z.optional(hex(16)),
 });
 
 // key and iv are what HLS AES needs; key_id is optional to readers (the addendum requires key and
@@ -49,28 +62,30 @@ const hlsAesKeySchema = obj({
   track_type: trackTypeSchema,
   key: hex(16),
   iv: hex(16),
-  key_id: hex(16).optional(),
+  key_id: z.optional(hex(16)),
 });
 
-const keyList = <T extends z.ZodType>(entry: T) =>
+const keyList = <T extends z.core.SomeType>(entry: T) =>
   z
     .array(entry, {
       error: mustBe('an array of key entries ([{"track_type":"ALL", ...}]); v1 used one object'),
     })
     // Readers and the issuer fold an empty list to "absent" first (see aliases-v2.ts).
-    .min(1, 'must not be empty: leave the member out instead');
+    .check(z.minLength(1, 'must not be empty: leave the member out instead'));
 
 /**
  * Validates a v2 `external_key`: per-track key lists (`mpeg_cenc`, `hls_aes`) and/or an `ncg` key,
  * hex strings; at least one of them.
  */
 export const externalKeyV2Schema = obj({
-  mpeg_cenc: keyList(mpegCencKeySchema).optional(),
-  hls_aes: keyList(hlsAesKeySchema).optional(),
-  ncg: obj({ cek: hex(32), track_type: oneOf(TRACK_TYPES).optional() }).optional(),
-}).refine(
-  (keys) => keys.mpeg_cenc !== undefined || keys.hls_aes !== undefined || keys.ncg !== undefined,
-  'must hold at least one of mpeg_cenc, hls_aes, ncg (leave external_key out otherwise)',
+  mpeg_cenc: z.optional(keyList(mpegCencKeySchema)),
+  hls_aes: z.optional(keyList(hlsAesKeySchema)),
+  ncg: z.optional(obj({ cek: hex(32), track_type: z.optional(oneOf(TRACK_TYPES)) })),
+}).check(
+  z.refine(
+    (keys) => keys.mpeg_cenc !== undefined || keys.hls_aes !== undefined || keys.ncg !== undefined,
+    'must hold at least one of mpeg_cenc, hls_aes, ncg (leave external_key out otherwise)',
+  ),
 );
 /**
  * The paths of hls_aes keys without `key_id`: the addendum lists key_id in the entry but requires
@@ -99,9 +114,9 @@ export const tokenPolicyV2Schema = obj({
         ? 'is required: a v2 policy starts with "policy_version": 2'
         : `must be 2, got ${typeof issue.input === 'number' ? issue.input : kindOf(issue.input)}`,
   }),
-  playback_policy: playbackPolicyV2Schema.optional(),
-  security_policy: securityPolicyV2Schema.optional(),
-  external_key: externalKeyV2Schema.optional(),
+  playback_policy: z.optional(playbackPolicyV2Schema),
+  security_policy: z.optional(securityPolicyV2Schema),
+  external_key: z.optional(externalKeyV2Schema),
 });
 
 /** A v2 policy as read back (defaults filled in: `track_type`, `renewal_duration` as a number). */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mustBe } from './must-be.ts';
 import { timestampSchema } from './timestamp.ts';
 import { flag, hex, obj, seconds } from './values.ts';
@@ -7,10 +7,10 @@ import { flag, hex, obj, seconds } from './values.ts';
 // order and leaves out absent members, so JSON.stringify of a parsed policy is the canonical token data.
 
 const playbackPolicyShape = obj({
-  limit: flag.optional(),
-  persistent: flag.optional(),
-  duration: seconds.optional(),
-  expire_date: timestampSchema.optional(),
+  limit: z.optional(flag),
+  persistent: z.optional(flag),
+  duration: z.optional(seconds),
+  expire_date: z.optional(timestampSchema),
 });
 
 /** Rules the spec states as "applied only when": errors for a builder, warnings for a verifier. */
@@ -46,11 +46,13 @@ export const lenientPlaybackPolicySchema = playbackPolicyShape;
  * Validates a v1 `playback_policy`, including the "applied only when" rules (`duration` and
  * `expire_date` need `limit: true` and exclude each other).
  */
-export const playbackPolicySchema = playbackPolicyShape.superRefine((policy, ctx) => {
-  for (const { path, message } of playbackPolicyConflicts(policy)) {
-    ctx.addIssue({ code: 'custom', path: [path], message, input: policy });
-  }
-});
+export const playbackPolicySchema = playbackPolicyShape.check(
+  z.superRefine((policy: z.infer<typeof playbackPolicyShape>, ctx) => {
+    for (const { path, message } of playbackPolicyConflicts(policy)) {
+      ctx.addIssue({ code: 'custom', path: [path], message, input: policy });
+    }
+  }),
+);
 /**
  * A v1 `playback_policy`: `limit`, `persistent`, `duration` (seconds), `expire_date` (spec time).
  */
@@ -61,10 +63,10 @@ export type PlaybackPolicy = z.infer<typeof playbackPolicySchema>;
  * none, 1 HDCP 1.4, 2 HDCP 2.2).
  */
 export const outputProtectSchema = obj({
-  allow_external_display: flag.optional(),
-  control_hdcp: z
-    .literal([0, 1, 2], { error: mustBe('0 (no HDCP), 1 (HDCP 1.4) or 2 (HDCP 2.2)') })
-    .optional(),
+  allow_external_display: z.optional(flag),
+  control_hdcp: z.optional(
+    z.literal([0, 1, 2], { error: mustBe('0 (no HDCP), 1 (HDCP 1.4) or 2 (HDCP 2.2)') }),
+  ),
 });
 
 /**
@@ -85,10 +87,10 @@ export const SECURITY_POLICY_DEFAULTS = {
 
 /** Validates a v1 `security_policy`; `playready_security_level` is 150 or 2000. */
 export const securityPolicySchema = obj({
-  hardware_drm: flag.optional(),
-  output_protect: outputProtectSchema.optional(),
-  allow_mobile_abnormal_device: flag.optional(),
-  playready_security_level: z.literal([150, 2000], { error: mustBe('150 or 2000') }).optional(),
+  hardware_drm: z.optional(flag),
+  output_protect: z.optional(outputProtectSchema),
+  allow_mobile_abnormal_device: z.optional(flag),
+  playready_security_level: z.optional(z.literal([150, 2000], { error: mustBe('150 or 2000') })),
 });
 /** A v1 `security_policy`; absent members mean {@link SECURITY_POLICY_DEFAULTS}. */
 export type SecurityPolicy = z.infer<typeof securityPolicySchema>;
@@ -98,22 +100,24 @@ export type SecurityPolicy = z.infer<typeof securityPolicySchema>;
  * 32 for the NCG `cek`).
  */
 export const externalKeySchema = obj({
-  mpeg_cenc: obj({
-    key_id: hex(16).optional(),
-    key: hex(16).optional(),
-    iv: hex(16).optional(),
-  }).optional(),
-  hls_aes: obj({ key: hex(16).optional(), iv: hex(16).optional() }).optional(),
-  ncg: obj({ cek: hex(32).optional() }).optional(),
+  mpeg_cenc: z.optional(
+    obj({
+      key_id: z.optional(hex(16)),
+      key: z.optional(hex(16)),
+      iv: z.optional(hex(16)),
+    }),
+  ),
+  hls_aes: z.optional(obj({ key: z.optional(hex(16)), iv: z.optional(hex(16)) })),
+  ncg: z.optional(obj({ cek: z.optional(hex(32)) })),
 });
 /** A v1 `external_key`: one object per scheme (`mpeg_cenc`, `hls_aes`, `ncg`), hex strings. */
 export type ExternalKey = z.infer<typeof externalKeySchema>;
 
 /** The token data: the plaintext of the token's `token` field. */
 export const tokenPolicySchema = obj({
-  playback_policy: playbackPolicySchema.optional(),
-  security_policy: securityPolicySchema.optional(),
-  external_key: externalKeySchema.optional(),
+  playback_policy: z.optional(playbackPolicySchema),
+  security_policy: z.optional(securityPolicySchema),
+  external_key: z.optional(externalKeySchema),
 });
 /**
  * The v1 token data (plaintext of the token's `token` field), as {@link tokenPolicySchema} reads
@@ -123,7 +127,7 @@ export type TokenPolicy = z.infer<typeof tokenPolicySchema>;
 
 /** The same rules less the "applied only when" ones, which a license service applies by precedence. */
 export const lenientTokenPolicySchema = obj({
-  playback_policy: lenientPlaybackPolicySchema.optional(),
-  security_policy: securityPolicySchema.optional(),
-  external_key: externalKeySchema.optional(),
+  playback_policy: z.optional(lenientPlaybackPolicySchema),
+  security_policy: z.optional(securityPolicySchema),
+  external_key: z.optional(externalKeySchema),
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mustBe } from './must-be.ts';
 
 const FORMAT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
@@ -45,13 +45,15 @@ export function formatTimestamp(time: Date | number): string {
  * Validates a spec time: `yyyy-mm-ddThh:mm:ssZ` in UTC, whole seconds, and a real calendar date (no
  * 2026-02-30).
  */
-export const timestampSchema = z.string({ error: mustBe('a string') }).superRefine((value, ctx) => {
-  if (parseTimestamp(value) !== undefined) return;
-  ctx.addIssue({
-    code: 'custom',
-    input: value,
-    message: FORMAT.test(value)
-      ? `must be a real UTC date and time, got "${value}"`
-      : `must have the format yyyy-mm-ddThh:mm:ssZ (UTC, whole seconds), got ${JSON.stringify(value)}`,
-  });
-});
+export const timestampSchema = z.string({ error: mustBe('a string') }).check(
+  z.superRefine((value: string, ctx) => {
+    if (parseTimestamp(value) !== undefined) return;
+    ctx.addIssue({
+      code: 'custom',
+      input: value,
+      message: FORMAT.test(value)
+        ? `must be a real UTC date and time, got "${value}"`
+        : `must have the format yyyy-mm-ddThh:mm:ssZ (UTC, whole seconds), got ${JSON.stringify(value)}`,
+    });
+  }),
+);

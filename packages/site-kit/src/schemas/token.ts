@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mustBe } from './must-be.ts';
 import { isBase64 } from '../encoding/base64.ts';
 import { drmTypeSchema } from './drm-type.ts';
@@ -6,18 +6,22 @@ import { timestampSchema } from './timestamp.ts';
 import { RESPONSE_FORMATS } from './response-format.ts';
 
 const text = (what: string) =>
-  z.string({ error: mustBe(`a string (${what})`) }).min(1, `must not be empty (${what})`);
+  z
+    .string({ error: mustBe(`a string (${what})`) })
+    .check(z.minLength(1, `must not be empty (${what})`));
 
 const base64 = (what: string) =>
   z
     .string({ error: mustBe(`a base64 string (${what})`) })
-    .min(1, `must not be empty (${what})`)
-    .refine(isBase64, `must be standard padded base64 (${what})`);
+    .check(
+      z.minLength(1, `must not be empty (${what})`),
+      z.refine(isBase64, `must be standard padded base64 (${what})`),
+    );
 
 /** The v1 token JSON (the main spec's) as the license service receives it, after the outer base64. */
 export const licenseTokenV1Schema = z.strictObject(
   {
-    drm_type: drmTypeSchema.optional(),
+    drm_type: z.optional(drmTypeSchema),
     site_id: text('the site ID from the administration site'),
     user_id: text('the user ID, or "LICENSETOKEN" when there is none'),
     cid: text('the content ID used in packaging'),
@@ -38,15 +42,15 @@ export { RESPONSE_FORMATS, type ResponseFormat } from './response-format.ts';
  */
 export const licenseTokenV2Schema = z.strictObject(
   {
-    drm_type: drmTypeSchema.optional(),
+    drm_type: z.optional(drmTypeSchema),
     site_id: text('the site ID from the administration site'),
     user_id: text('the user ID, or "LICENSETOKEN" when there is none'),
     cid: text('the content ID used in packaging'),
     policy: base64('base64 of the encrypted v2 policy'),
-    response_format: z
-      .enum(RESPONSE_FORMATS, { error: mustBe('one of "original", "json", "custom"') })
-      .optional(),
-    key_rotation: z.boolean({ error: mustBe('true or false') }).optional(),
+    response_format: z.optional(
+      z.enum(RESPONSE_FORMATS, { error: mustBe('one of "original", "json", "custom"') }),
+    ),
+    key_rotation: z.optional(z.boolean({ error: mustBe('true or false') })),
     timestamp: timestampSchema,
     hash: base64('base64 of the integrity hash'),
   },

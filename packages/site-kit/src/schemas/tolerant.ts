@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { describeIssues } from './issues.ts';
 
 export type TolerantResult<T> =
@@ -10,7 +10,7 @@ export type TolerantResult<T> =
  * token builders disagree on what they emit, so a reader refuses wrong values, not extra members.
  */
 export function parseTolerant<T>(
-  schema: z.ZodType<T>,
+  schema: z.ZodMiniType<T>,
   value: unknown,
   root: string,
 ): TolerantResult<T> {
@@ -47,5 +47,5 @@ export function parseTolerant<T>(
 }
 
 function describe(issues: z.core.$ZodIssue[], root: string): string {
-  return describeIssues({ issues } as z.ZodError, root);
+  return describeIssues({ issues } as z.core.$ZodError, root);
 }

@@ -1,8 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mustBe } from '../schemas/must-be.ts';
 import { SiteKitError } from '../errors.ts';
 import { DEFAULT_DRM_TYPE, DRM_TYPES, drmTypeSchema, type DrmType } from '../schemas/drm-type.ts';
 import { describeIssues } from '../schemas/issues.ts';
+import { english } from '../schemas/english.ts';
 import { tokenPolicySchema, type TokenPolicy } from '../schemas/policy.ts';
 import { foldV2Aliases } from '../schemas/aliases-v2.ts';
 import { upperCaseHexPaths } from '../schemas/hex-case.ts';
@@ -58,21 +59,22 @@ export type PreparedPolicy<P extends AnyTokenPolicy = TokenPolicy> = P & {
 
 export const issueSchema = z.strictObject(
   {
-    cid: z.string({ error: mustBe('a string') }).min(1, 'must not be empty'),
-    userId: z
-      .string({ error: mustBe('a string') })
-      .min(1, 'must not be empty')
-      .optional(),
-    drmType: drmTypeSchema.optional(),
-    policy: z.unknown().optional(),
-    responseFormat: z
-      .enum(RESPONSE_FORMATS, { error: mustBe('one of "original", "json", "custom"') })
-      .optional(),
-    keyRotation: z.boolean({ error: mustBe('true or false') }).optional(),
+    cid: z.string({ error: mustBe('a string') }).check(z.minLength(1, 'must not be empty')),
+    userId: z.optional(
+      z.string({ error: mustBe('a string') }).check(z.minLength(1, 'must not be empty')),
+    ),
+    drmType: z.optional(drmTypeSchema),
+    policy: z.optional(z.unknown()),
+    responseFormat: z.optional(
+      z.enum(RESPONSE_FORMATS, { error: mustBe('one of "original", "json", "custom"') }),
+    ),
+    keyRotation: z.optional(z.boolean({ error: mustBe('true or false') })),
     // Checked by createTimestampText, which remembers the last valid one.
-    timestamp: z
-      .union([z.string(), z.date()], { error: mustBe('a yyyy-mm-ddThh:mm:ssZ string or a Date') })
-      .optional(),
+    timestamp: z.optional(
+      z.union([z.string({ error: english }), z.date({ error: english })], {
+        error: mustBe('a yyyy-mm-ddThh:mm:ssZ string or a Date'),
+      }),
+    ),
   },
   { error: mustBe('an object') },
 );

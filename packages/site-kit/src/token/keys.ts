@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mustBe } from '../schemas/must-be.ts';
 import type { SiteKeyInput } from '../crypto/site-key.ts';
 import { SiteKitError } from '../errors.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import {
   externalKeySchema,
   playbackPolicySchema,
@@ -33,7 +33,7 @@ function slowToken(policy: unknown): { parsed: unknown; json: string } | undefin
 }
 
 function slowPart(
-  schema: z.ZodType,
+  schema: z.ZodMiniType,
   value: unknown,
 ): { parsed: unknown; json: string } | undefined {
   const parsed = schema.safeParse(value);

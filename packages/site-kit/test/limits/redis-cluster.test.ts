@@ -17,7 +17,8 @@ beforeAll(async () => {
     onEvent: (e) => storeEvents.push(e),
   });
   await store.ready();
-});
+  // A cluster start takes seconds on a busy machine: past vitest's 10 s hook default.
+}, 60_000);
 afterAll(async () => {
   await store?.close();
   await cluster?.stop();
@@ -124,42 +125,48 @@ describe('limits on a Redis Cluster of three masters', () => {
 });
 
 describe('limits on a Redis Cluster that is not there yet', () => {
-  it('take the outage policy at once, and count once the cluster comes up, with no restart', async () => {
-    const ports = await distinctPorts(3);
-    const events: RedisStoreEvent[] = [];
-    const later = createRedisStore({
-      cluster: { rootNodes: ports.map((p) => ({ url: `redis://127.0.0.1:${p}` })) },
-      onEvent: (e) => events.push(e),
-    });
-    let started: RedisCluster | undefined;
-    try {
-      const outages: LimitsEvent[] = [];
-      const limits = createLicenseLimits({
-        store: later,
-        maxStreams: 1,
-        onOutage: 'refuse',
-        deadlineMs: 60_000,
-        onEvent: (e) => outages.push(e),
+  // The test starts a cluster of its own (three servers, a `cluster create`, every node agreeing):
+  // seconds on a busy 2-core machine, past vitest's 5 s default (a run timed out there).
+  it(
+    'take the outage policy at once, and count once the cluster comes up, with no restart',
+    { timeout: 60_000 },
+    async () => {
+      const ports = await distinctPorts(3);
+      const events: RedisStoreEvent[] = [];
+      const later = createRedisStore({
+        cluster: { rootNodes: ports.map((p) => ({ url: `redis://127.0.0.1:${p}` })) },
+        onEvent: (e) => events.push(e),
       });
-      expect(await limits.check({ userId: 'u', deviceId: 'a', cid: 'c' })).toMatchObject({
-        allow: false,
-        kind: 'LIMITS_UNAVAILABLE',
-      });
-      // Refused by the client at once (no connection), not by the deadline.
-      expect(outages[0]).toMatchObject({ type: 'store-unavailable', cause: 'error' });
+      let started: RedisCluster | undefined;
+      try {
+        const outages: LimitsEvent[] = [];
+        const limits = createLicenseLimits({
+          store: later,
+          maxStreams: 1,
+          onOutage: 'refuse',
+          deadlineMs: 60_000,
+          onEvent: (e) => outages.push(e),
+        });
+        expect(await limits.check({ userId: 'u', deviceId: 'a', cid: 'c' })).toMatchObject({
+          allow: false,
+          kind: 'LIMITS_UNAVAILABLE',
+        });
+        // Refused by the client at once (no connection), not by the deadline.
+        expect(outages[0]).toMatchObject({ type: 'store-unavailable', cause: 'error' });
 
-      started = await startRedisCluster(ports);
-      await later.ready();
-      expect(events).toContainEqual({ type: 'redis-connected' });
-      expect(events.some((e) => e.type === 'redis-error')).toBe(true);
-      expect(events.some((e) => e.type === 'redis-reconnecting')).toBe(true);
-      expect((await limits.check({ userId: 'u', deviceId: 'a', cid: 'c' })).allow).toBe(true);
-      expect((await limits.check({ userId: 'u', deviceId: 'b', cid: 'c' })).allow).toBe(false);
-    } finally {
-      await later.close();
-      await started?.stop();
-    }
-  });
+        started = await startRedisCluster(ports);
+        await later.ready();
+        expect(events).toContainEqual({ type: 'redis-connected' });
+        expect(events.some((e) => e.type === 'redis-error')).toBe(true);
+        expect(events.some((e) => e.type === 'redis-reconnecting')).toBe(true);
+        expect((await limits.check({ userId: 'u', deviceId: 'a', cid: 'c' })).allow).toBe(true);
+        expect((await limits.check({ userId: 'u', deviceId: 'b', cid: 'c' })).allow).toBe(false);
+      } finally {
+        await later.close();
+        await started?.stop();
+      }
+    },
+  );
 
   it('closes without ever connecting', async () => {
     const ports = await distinctPorts(3);

@@ -16,7 +16,8 @@ beforeAll(async () => {
   redisStore = createRedisStore({ url: redis.url });
   clusterStore = createRedisStore({ cluster: { rootNodes: cluster.rootNodes } });
   await Promise.all([redisStore.ready(), clusterStore.ready()]);
-});
+  // A cluster start takes seconds on a busy machine: past vitest's 10 s hook default.
+}, 60_000);
 afterAll(async () => {
   await Promise.all([redisStore?.close(), clusterStore?.close()]);
   await Promise.all([redis?.stop(), cluster?.stop()]);

@@ -83,15 +83,23 @@ if (role !== undefined && process.send !== undefined) {
   process.send({ port });
 }
 
+// The relay's grant policy: one object, as the proxy's default grant is (the issuer remembers a
+// policy object by identity; a fresh one per request costs it a comparison the proxy never pays).
+const RELAY_POLICY = { policy_version: 2 } as const;
+
 /**
  * The hand-written relay: per request, the token the proxy would mint (same grant, same issuer)
  * and the body forwarded over a keep-alive agent, the answer sent back. No authorize, no checks, no
- * deadline: the least a site can write.
+ * deadline: the least a site can write. What both must do is done alike: a body or an answer in
+ * one chunk is sent on as it is (the proxy copies neither), and the answer goes out with its
+ * length (the proxy's does; without it node:http would send it chunked).
  */
 async function startRelay(licenseUrl: string): Promise<number> {
   const issuer = createTokenIssuer(SITE);
   const agent = new Agent({ keepAlive: true });
   const target = new URL(licenseUrl);
+  const whole = (chunks: Buffer[]) =>
+    chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -101,9 +109,9 @@ async function startRelay(licenseUrl: string): Promise<number> {
         cid: query.get('cid') ?? '',
         drmType: 'Widevine',
         userId: 'bench-user',
-        policy: { policy_version: 2 },
+        policy: RELAY_POLICY,
       });
-      const body = Buffer.concat(chunks);
+      const body = whole(chunks);
       const upstream = httpRequest(
         {
           hostname: target.hostname,
@@ -121,10 +129,12 @@ async function startRelay(licenseUrl: string): Promise<number> {
           const parts: Buffer[] = [];
           answer.on('data', (part: Buffer) => parts.push(part));
           answer.on('end', () => {
+            const bytes = whole(parts);
             res.writeHead(answer.statusCode ?? 502, {
               'content-type': answer.headers['content-type'] ?? 'application/octet-stream',
+              'content-length': bytes.byteLength,
             });
-            res.end(Buffer.concat(parts));
+            res.end(bytes);
           });
         },
       );

@@ -92,7 +92,7 @@ export function readAnswerWith(
     answer: {
       status: answer.status,
       contentType: binary ? 'application/octet-stream' : 'text/plain; charset=utf-8',
-      bytes: binary ? hexBytes(license) : new TextEncoder().encode(license),
+      bytes: binary ? hexBytes(license) : UTF8_ENCODER.encode(license),
     },
     deviceInfo: json['device_info'],
   };
@@ -152,9 +152,14 @@ function objectStart(bytes: Uint8Array): number {
   return bytes[i] === 0x7b /* { */ ? i : -1;
 }
 
+// One of each for every answer: making a TextDecoder costs more than decoding a license with it. A
+// fatal decoder that throws is reset for its next call, and one that is not streaming keeps no state.
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const UTF8_ENCODER = new TextEncoder();
+
 function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    const value: unknown = JSON.parse(UTF8.decode(bytes));
     return value !== null && typeof value === 'object' && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : undefined;

@@ -1,8 +1,9 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLicenseProxy } from '../../src/index.ts';
 import { toNodeListener } from '../../src/node.ts';
 import { listen, type TestServer } from '../http/server.ts';
-import { proxyFor, startService, type Service } from './support.ts';
+import { proxyFor, SITE, startService, type Service } from './support.ts';
 
 // The proxy as node:http serves it (toNodeListener: straight from the node message): the body it
 // forwards is the one the player sent, whether it came in one chunk, in several, or from a body
@@ -78,5 +79,44 @@ describe('the proxy served by toNodeListener', () => {
     const parts = [bytes(5, 20), bytes(6, 30)];
     expect(await post(parsed.url, parts)).toBe(200);
     expect(service.arrivals.at(-1)?.body).toEqual(Buffer.concat(parts));
+  });
+});
+
+describe('the proxy calling the service over node:http', () => {
+  it('sends each of many concurrent calls (written together) with its own body, and relays its own answer', async () => {
+    // A service that answers each request with its body reversed.
+    const echo = await listen((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        res.end(Buffer.concat(chunks).reverse());
+      });
+    });
+    const server = await listen(
+      toNodeListener(
+        createLicenseProxy({
+          ...SITE,
+          licenseUrl: `${echo.url}/ri/licenseManager.do`,
+          authorize: () => ({ allow: true, userId: 'user-1' }),
+        }),
+      ),
+    );
+    try {
+      const bodies = Array.from({ length: 40 }, (_, i) => bytes(i, 10 + i));
+      const answers = await Promise.all(
+        bodies.map(async (body, i) => {
+          const response = await fetch(`${server.url}/drm/license?drmType=widevine&cid=c-${i}`, {
+            method: 'POST',
+            body,
+          });
+          return new Uint8Array(await response.arrayBuffer());
+        }),
+      );
+      expect(answers).toEqual(bodies.map((body) => body.slice().reverse()));
+    } finally {
+      await server.close();
+      await echo.close();
+    }
   });
 });

@@ -92,7 +92,7 @@ export function readAnswerWith(
     answer: {
       status: answer.status,
       contentType: binary ? 'application/octet-stream' : 'text/plain; charset=utf-8',
-      bytes: binary ? hexBytes(license) : UTF8_ENCODER.encode(license),
+      bytes: binary ? hexBytes(license) : (utf8Encoder ??= new TextEncoder()).encode(license),
     },
     deviceInfo: json['device_info'],
   };
@@ -118,8 +118,8 @@ function jsonMembers(bytes: Uint8Array): Record<string, unknown> | undefined {
   return parseObject(bytes);
 }
 
-const ERROR_CODE = bytesOf('"errorCode"');
-const LICENSE = bytesOf('"license"');
+const ERROR_CODE = '"errorCode"';
+const LICENSE = '"license"';
 
 function mayNameMembers(bytes: Uint8Array, from: number): boolean {
   for (let i = from; i < bytes.length; i++) {
@@ -135,14 +135,11 @@ function mayNameMembers(bytes: Uint8Array, from: number): boolean {
   return false;
 }
 
-function startsWith(bytes: Uint8Array, at: number, name: Uint8Array): boolean {
+// Whether the bytes at `at` are the ASCII `name` (whose first character, a quote, is known).
+function startsWith(bytes: Uint8Array, at: number, name: string): boolean {
   if (at + name.length > bytes.length) return false;
-  for (let i = 1; i < name.length; i++) if (bytes[at + i] !== name[i]) return false;
+  for (let i = 1; i < name.length; i++) if (bytes[at + i] !== name.charCodeAt(i)) return false;
   return true;
-}
-
-function bytesOf(ascii: string): Uint8Array {
-  return Uint8Array.from(ascii, (c) => c.charCodeAt(0));
 }
 
 // Where the object starts after blanks, or -1 when the bytes do not start with `{`.
@@ -152,14 +149,17 @@ function objectStart(bytes: Uint8Array): number {
   return bytes[i] === 0x7b /* { */ ? i : -1;
 }
 
-// One of each for every answer: making a TextDecoder costs more than decoding a license with it. A
-// fatal decoder that throws is reset for its next call, and one that is not streaming keeps no state.
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const UTF8_ENCODER = new TextEncoder();
+// One of each for every answer, made on first use (loading the module makes nothing): making a
+// TextDecoder costs more than decoding a license with it. A decode that is not streaming starts
+// afresh, whether the one before failed or not.
+let utf8: TextDecoder | undefined;
+let utf8Encoder: TextEncoder | undefined;
 
 function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(UTF8.decode(bytes));
+    const value: unknown = JSON.parse(
+      (utf8 ??= new TextDecoder('utf-8', { fatal: true })).decode(bytes),
+    );
     return value !== null && typeof value === 'object' && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : undefined;

@@ -152,8 +152,8 @@ function objectStart(bytes: Uint8Array): number {
 // One of each for every answer, made on first use (loading the module makes nothing): making a
 // TextDecoder costs more than decoding a license with it. A decode that is not streaming starts
 // afresh, whether the one before failed or not.
-let utf8: TextDecoder | undefined;
-let utf8Encoder: TextEncoder | undefined;
+let utf8: InstanceType<typeof TextDecoder> | undefined;
+let utf8Encoder: InstanceType<typeof TextEncoder> | undefined;
 
 function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {

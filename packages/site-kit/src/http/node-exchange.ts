@@ -53,7 +53,25 @@ const BODY_UNREADABLE: BodyResult = Object.freeze({
   reason: 'the request body could not be read',
 });
 const BYTES_UNREADABLE: BytesResult = Object.freeze({ ok: false, tooLarge: false });
-const bytesOf = (chunks: Uint8Array[]): BytesResult => ({ ok: true, bytes: joinBytes(chunks) });
+const bytesOf = (chunks: Uint8Array[], streamed: boolean): BytesResult => ({
+  ok: true,
+  bytes: streamed ? ownBytes(chunks) : joinBytes(chunks),
+});
+
+/**
+ * The streamed body as one array of its own. node:http copies each body chunk it parses into a
+ * buffer of its own, so a body in one chunk (the usual license request) is that chunk, a Buffer,
+ * which node:http writes upstream as it is: copied into a plain Uint8Array, it was wrapped in a
+ * Buffer again on the way out, and the two allocations cost more than the copy. A chunk that is a
+ * view on more memory is copied, as are several chunks and a body parser's body.
+ */
+function ownBytes(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const only = chunks.length === 1 ? (chunks[0] as Uint8Array) : undefined;
+  if (only !== undefined && only.byteOffset === 0 && only.buffer.byteLength === only.byteLength) {
+    return only as Uint8Array<ArrayBuffer>;
+  }
+  return joinBytes(chunks);
+}
 
 /**
  * A Request that is built on first use: an `authorize` that never looks at its request (or a
@@ -95,16 +113,16 @@ const LAZY: ProxyHandler<LazyTarget> = {
 function readNodeBody<R>(
   req: IncomingMessage,
   maxBytes: number,
-  done: (chunks: Uint8Array[]) => R,
+  done: (chunks: Uint8Array[], streamed: boolean) => R,
   failed: R,
 ): Promise<R | { ok: false; tooLarge: true }> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > maxBytes) return Promise.resolve({ ok: false, tooLarge: true });
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
-  if (typeof parsed === 'string') return Promise.resolve(done([Buffer.from(parsed)]));
-  if (parsed instanceof Uint8Array) return Promise.resolve(done([parsed]));
+  if (typeof parsed === 'string') return Promise.resolve(done([Buffer.from(parsed)], false));
+  if (parsed instanceof Uint8Array) return Promise.resolve(done([parsed], false));
   // A body parser that ran before read the stream into something else: the body is gone.
-  if (req.readableEnded) return Promise.resolve(done([]));
+  if (req.readableEnded) return Promise.resolve(done([], false));
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -121,7 +139,7 @@ function readNodeBody<R>(
     // At the end the listeners are left in place: the message is finished and goes with them, and
     // removing three listeners cost a request as much as decoding its body. The error listener
     // then only catches a late error, which changes nothing.
-    const onEnd = () => resolve(done(chunks));
+    const onEnd = () => resolve(done(chunks, true));
     const onError = () => {
       stop();
       resolve(failed);

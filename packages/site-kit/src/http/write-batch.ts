@@ -14,16 +14,10 @@ export type WriteBatch = (write: () => void) => Promise<void>;
  * the poll that read them.
  */
 export function createWriteBatch(): WriteBatch {
-  let pending: (() => void)[] = [];
-  const flush = () => {
-    const now = pending;
-    pending = [];
-    for (const write of now) write();
-  };
+  const later = createTurnQueue();
   return (write) =>
     new Promise<void>((resolve, reject) => {
-      if (pending.length === 0) setImmediate(flush);
-      pending.push(() => {
+      later(() => {
         // One write that throws fails its own answer, not the others of the batch.
         try {
           write();
@@ -33,4 +27,22 @@ export function createWriteBatch(): WriteBatch {
         }
       });
     });
+}
+
+/**
+ * The queue under a write batch, without a promise per write: `run` runs with the others queued in
+ * the same event-loop turn, in order, in the check phase after it. A `run` must not throw (it would
+ * stop the ones after it): it catches what its write throws.
+ */
+export function createTurnQueue(): (run: () => void) => void {
+  let pending: (() => void)[] = [];
+  const flush = () => {
+    const now = pending;
+    pending = [];
+    for (const run of now) run();
+  };
+  return (run) => {
+    if (pending.length === 0) setImmediate(flush);
+    pending.push(run);
+  };
 }

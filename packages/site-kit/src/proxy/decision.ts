@@ -35,8 +35,19 @@ export function readDecisionBySchema(value: unknown): TokenGrant | SiteRefusal |
  * and its late result is dropped.
  */
 export function decideWithin<T>(decide: () => T | PromiseLike<T>, ms: number): T | Promise<T> {
-  const outcome = withDeadline(ms, decide);
-  return outcome instanceof Promise ? outcome.then(settle) : settle(outcome);
+  // Called here rather than by withDeadline, which would make a context (and its getter) the proxy
+  // never passes to authorize; a throw goes up as it is, as settle would throw it.
+  const decided = decide();
+  if (!isThenable(decided)) return decided;
+  return (withDeadline(ms, () => decided) as Promise<Deadlined<T>>).then(settle);
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 function settle<T>(outcome: Deadlined<T>): T {

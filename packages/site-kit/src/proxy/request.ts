@@ -55,6 +55,35 @@ export function readProxyRequest(
   return { kind: 'license', drm, cid };
 }
 
+/** Reads what requests ask (readProxyRequest), remembering the last license URLs read. */
+export type ProxyRequestReader = (method: string, url: string) => ProxyRequest;
+
+// A player posts the same URL for every license of a content (renewals, other keys, other users):
+// it is read once. Bounded in count and length, so that a client sending new URLs (or long ones)
+// costs the proxy a reading each, as it did without, and never memory.
+const REMEMBERED_URLS = 256;
+const REMEMBERED_URL_LENGTH = 512;
+
+/**
+ * readProxyRequest over `drms`, with the license requests (POST) it read remembered by URL: what a
+ * request asks depends on its method and URL alone. Failures are read anew each time.
+ */
+export function proxyRequestReader(drms: ReadonlyMap<string, ProxyDrm>): ProxyRequestReader {
+  const known = new Map<string, ProxyRequest>();
+  return (method, url) => {
+    if (method !== 'POST' || url.length > REMEMBERED_URL_LENGTH) {
+      return readProxyRequest(method, url, drms);
+    }
+    let asked = known.get(url);
+    if (asked === undefined) {
+      asked = Object.freeze(readProxyRequest(method, url, drms));
+      if (known.size >= REMEMBERED_URLS) known.clear();
+      known.set(url, asked);
+    }
+    return asked;
+  };
+}
+
 // What only URLSearchParams decodes: percent escapes, `+` for a space, and anything not printable
 // ASCII (UTF-8, lone surrogates, controls).
 const NOT_PLAIN = /[^\x20-\x7e]|[%+]/;

@@ -36,9 +36,22 @@ export function readAnswer(
   drmType: string,
   unwrap: boolean,
 ): Unwrapped | ProxyFailure {
+  return readAnswerWith(answer, drmType, unwrap, jsonMembers);
+}
+
+/**
+ * readAnswer with the JSON reading given: `jsonObject` parses every JSON-looking answer, which
+ * readAnswer's `jsonMembers` must agree with (tests).
+ */
+export function readAnswerWith(
+  answer: UpstreamAnswer,
+  drmType: string,
+  unwrap: boolean,
+  readJson: (bytes: Uint8Array) => Record<string, unknown> | undefined,
+): Unwrapped | ProxyFailure {
   const mediaType = answer.contentType?.split(';')[0]?.trim().toLowerCase();
   const licenseType = mediaType === undefined || LICENSE_TYPES.has(mediaType);
-  const json = jsonObject(answer);
+  const json = readJson(answer.bytes);
   const code = json?.['errorCode'];
   if (code !== undefined) {
     if (typeof code !== 'string' && typeof code !== 'number') {
@@ -79,19 +92,74 @@ export function readAnswer(
     answer: {
       status: answer.status,
       contentType: binary ? 'application/octet-stream' : 'text/plain; charset=utf-8',
-      bytes: binary ? hexBytes(license) : new TextEncoder().encode(license),
+      bytes: binary ? hexBytes(license) : (utf8Encoder ??= new TextEncoder()).encode(license),
     },
     deviceInfo: json['device_info'],
   };
 }
 
-function jsonObject(answer: UpstreamAnswer): Record<string, unknown> | undefined {
-  const { bytes } = answer;
+/** The answer as a JSON object, when it looks like one (a `{` after blanks) and parses as one. */
+export function jsonObject(bytes: Uint8Array): Record<string, unknown> | undefined {
+  const start = objectStart(bytes);
+  return start < 0 ? undefined : parseObject(bytes);
+}
+
+/**
+ * What readAnswer reads of an answer: jsonObject's object when it may hold `errorCode` or
+ * `license`, else undefined, which readAnswer reads as it reads a parsed object without either.
+ * Those are the only members read but for `device_info` beside a license. Without a backslash
+ * (`"\u0065rrorCode"` parses to errorCode) a member's name is in the bytes as it is, quotes
+ * included; an answer whose bytes hold neither name is not parsed: most licenses are not JSON, and
+ * ClearKey's JSON licenses cost the proxy a decode and a parse per request for nothing.
+ */
+function jsonMembers(bytes: Uint8Array): Record<string, unknown> | undefined {
+  const start = objectStart(bytes);
+  if (start < 0 || !mayNameMembers(bytes, start)) return undefined;
+  return parseObject(bytes);
+}
+
+const ERROR_CODE = '"errorCode"';
+const LICENSE = '"license"';
+
+function mayNameMembers(bytes: Uint8Array, from: number): boolean {
+  for (let i = from; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte === 0x5c /* \ */) return true;
+    if (
+      byte === 0x22 /* " */ &&
+      (startsWith(bytes, i, ERROR_CODE) || startsWith(bytes, i, LICENSE))
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether the bytes at `at` are the ASCII `name` (whose first character, a quote, is known).
+function startsWith(bytes: Uint8Array, at: number, name: string): boolean {
+  if (at + name.length > bytes.length) return false;
+  for (let i = 1; i < name.length; i++) if (bytes[at + i] !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+// Where the object starts after blanks, or -1 when the bytes do not start with `{`.
+function objectStart(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d)) i++;
-  if (bytes[i] !== 0x7b /* { */) return undefined;
+  return bytes[i] === 0x7b /* { */ ? i : -1;
+}
+
+// One of each for every answer, made on first use (loading the module makes nothing): making a
+// TextDecoder costs more than decoding a license with it. A decode that is not streaming starts
+// afresh, whether the one before failed or not.
+let utf8: InstanceType<typeof TextDecoder> | undefined;
+let utf8Encoder: InstanceType<typeof TextEncoder> | undefined;
+
+function parseObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    const value: unknown = JSON.parse(
+      (utf8 ??= new TextDecoder('utf-8', { fatal: true })).decode(bytes),
+    );
     return value !== null && typeof value === 'object' && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : undefined;

@@ -2,6 +2,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWriteBatch } from '../../src/node.ts';
+import { createTurnQueue } from '../../src/http/write-batch.ts';
 
 describe('createWriteBatch', () => {
   it('runs the writes of one turn together, in order, after the turn', async () => {
@@ -34,6 +35,22 @@ describe('createWriteBatch', () => {
     await batch(() => ran.push(1));
     await batch(() => ran.push(2));
     expect(ran).toEqual([1, 2]);
+  });
+});
+
+describe('createTurnQueue', () => {
+  it('runs what one turn queued together, in order, after the turn, then starts anew', async () => {
+    const later = createTurnQueue();
+    const ran: string[] = [];
+    later(() => ran.push('a'));
+    later(() => ran.push('b'));
+    await Promise.resolve();
+    expect(ran).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ran).toEqual(['a', 'b']);
+    later(() => ran.push('c'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ran).toEqual(['a', 'b', 'c']);
   });
 });
 

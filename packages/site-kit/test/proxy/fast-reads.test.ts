@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decideWithin, readDecision, readDecisionBySchema } from '../../src/proxy/decision.ts';
 import { ProxyFailure } from '../../src/proxy/errors.ts';
-import { readQuery } from '../../src/proxy/request.ts';
+import { proxyDrms } from '../../src/proxy/drm.ts';
+import { proxyRequestReader, readProxyRequest, readQuery } from '../../src/proxy/request.ts';
+import { jsonObject, readAnswer, readAnswerWith } from '../../src/proxy/unwrap.ts';
+import type { UpstreamAnswer } from '../../src/proxy/upstream.ts';
 
 // The license proxy reads a plain query and a plain decision by hand, and the schema or
 // URLSearchParams reads the rest; both readings must agree on every input.
@@ -135,5 +138,152 @@ describe('decideWithin', () => {
     const decided = decideWithin(() => thenable, 1_000);
     expect(decided).toBeInstanceOf(Promise);
     await expect(decided).resolves.toBe('thenable');
+  });
+});
+
+describe('proxyRequestReader', () => {
+  const drms = proxyDrms();
+  // Either what was read or the failure thrown, as plain data.
+  const outcome = (read: () => unknown) => {
+    try {
+      return { read: read() };
+    } catch (error) {
+      return { threw: error };
+    }
+  };
+  const url = fc.oneof(
+    fc.constantFrom(
+      '/drm/license?drmType=widevine&cid=movie-1',
+      '/drm/license?drmType=Widevine&cid=movie-2',
+      '/drm/license?drmType=widevine',
+      '/drm/license?drmType=ncg&mode=getserverinfo',
+      '/drm/license?drmType=clearkey&cid=a%20b',
+      '/drm/license?drmType=nope&cid=x',
+      '/drm/license?drmType=fairplay&cid=x&cid=y',
+      'https://site.example/drm/license?cid=movie-1&drmType=playready',
+      `/drm/license?drmType=widevine&cid=${'c'.repeat(200)}&pad=${'p'.repeat(400)}`,
+    ),
+    fc.string({ maxLength: 30 }).map((q) => `/drm/license?${q}`),
+  );
+  const method = fc.constantFrom('POST', 'GET', 'PUT', 'OPTIONS');
+
+  it('reads what readProxyRequest reads, the first time and every time after', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(method, url), { maxLength: 40 }), (asks) => {
+        const reader = proxyRequestReader(drms);
+        for (const [m, u] of [...asks, ...asks]) {
+          expect(outcome(() => reader(m, u))).toEqual(outcome(() => readProxyRequest(m, u, drms)));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hands out what it remembers frozen, and stays right past the URLs it keeps', () => {
+    const reader = proxyRequestReader(drms);
+    const ask = (i: number) => `/drm/license?drmType=widevine&cid=movie-${i}`;
+    const first = reader('POST', ask(0));
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(reader('POST', ask(0))).toBe(first);
+    for (let i = 1; i < 600; i++) expect(reader('POST', ask(i)).cid).toBe(`movie-${i}`);
+    expect(reader('POST', ask(0))).toEqual({ kind: 'license', drm: first.drm, cid: 'movie-0' });
+  });
+});
+
+describe('readAnswer', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  // Bodies built from what matters: the two member names, plain and escaped, the values the
+  // proxy reads, JSON's punctuation and blanks, and bytes that are not UTF-8.
+  const piece = fc.constantFrom(
+    '{',
+    '}',
+    '[',
+    ']',
+    ':',
+    ',',
+    ' ',
+    '\n',
+    '"errorCode"',
+    '"license"',
+    '"\\u0065rrorCode"',
+    '"lic\\u0065nse"',
+    '"device_info"',
+    '"errorcode"',
+    '"licenses"',
+    '7011',
+    '"7011"',
+    '"0a0bFF"',
+    '"Q0tDCg=="',
+    '""',
+    'null',
+    '{"x":1}',
+    '"\\""',
+    'é',
+  );
+  // Well-formed objects whose names are the ones read, plain or escaped, or others.
+  const name = fc.constantFrom(
+    '"errorCode"',
+    '"\\u0065rrorCode"',
+    '"license"',
+    '"lic\\u0065nse"',
+    '"device_info"',
+    '"keys"',
+    '"errorcode"',
+  );
+  const value = fc.constantFrom(
+    '7011',
+    '"7011"',
+    '"0a0bFF"',
+    '"Q0tDCg=="',
+    '""',
+    'null',
+    '[]',
+    'true',
+  );
+  const object = fc
+    .array(fc.tuple(name, value), { maxLength: 4 })
+    .map((members) => bytes(` {${members.map(([n, v]) => `${n}:${v}`).join(',')}}`));
+  const body = fc.oneof(
+    object,
+    fc.array(piece, { maxLength: 14 }).map((p) => bytes(p.join(''))),
+    fc.json().map(bytes),
+    fc
+      .dictionary(fc.constantFrom('errorCode', 'license', 'device_info', 'keys'), fc.jsonValue())
+      .map((o) => bytes(JSON.stringify(o))),
+    fc.uint8Array({ maxLength: 12 }).map((b) => new Uint8Array([0x7b, ...b])),
+  );
+  const answer = fc.record({
+    status: fc.constantFrom(200, 403, 500),
+    contentType: fc.constantFrom(null, 'application/json', 'text/html', 'application/octet-stream'),
+    bytes: body,
+  }) as fc.Arbitrary<UpstreamAnswer>;
+
+  it('reads every answer as it reads it with every JSON-looking body parsed', () => {
+    fc.assert(
+      fc.property(
+        answer,
+        fc.constantFrom('Widevine', 'FairPlay'),
+        fc.boolean(),
+        (upstream, drmType, unwrap) => {
+          expect(readAnswer(upstream, drmType, unwrap)).toEqual(
+            readAnswerWith(upstream, drmType, unwrap, jsonObject),
+          );
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('finds a member whose name is escaped, and leaves a JSON license without either as it came', () => {
+    const refusal = bytes('{"\\u0065rrorCode":7011}');
+    const read = readAnswer(
+      { status: 200, contentType: 'application/json', bytes: refusal },
+      'Widevine',
+      false,
+    );
+    expect(read).toMatchObject({ errorCode: '7011' });
+    const keys = bytes('{"keys":[{"kty":"oct","k":"Dx4tPEtaaXiHlqW0w9Lh8A"}],"type":"temporary"}');
+    const relayed = { status: 200, contentType: 'application/json', bytes: keys };
+    expect(readAnswer(relayed, 'Widevine', true)).toEqual({ answer: relayed });
   });
 });

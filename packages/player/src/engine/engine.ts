@@ -35,27 +35,30 @@ export interface LicenseExchange {
   cid: string;
   /** The load the request belongs to: its end drops the request. */
   session: LoadSession;
+  /** The EME message type (`license-request`, `license-renewal`, ...), `null` when not known. */
+  type: string | null;
   token?: string;
-  sentAt: number;
-  /** The previous attempt was refused with HTTP 401/403: invalidate its token and fetch another. */
-  renewToken: boolean;
-  /** A fresh token was tried for this license request already: the next refusal is final. */
+  /** When the request last went out; `undefined` once its answer was reported. */
+  sentAt?: number;
+  /**
+   * A fresh token was tried for this license request already (the cached one was forgotten when
+   * it was refused): the next refusal is final.
+   */
   renewed: boolean;
   /** The service refused for good; sending again would only fail again. */
   refused?: LicenseAuthError;
-  /** A request went out and its answer has not been reported yet. */
-  awaiting: boolean;
   /**
    * Not the load's first license request, or a `license-renewal`: a key rotation or a renewal,
    * whose token is retried within `retry.renewalWindowMs` (playback is running).
    */
   renewal: boolean;
-  /** This request is a license renewal (`licenseRequestType: 'license-renewal'`). */
-  renewalMessage?: boolean;
 }
 
 /** The emulator's stream ID header (its README, Streams): sent to local license servers only. */
 export const STREAM_ID_HEADER = 'x-drm-stream-id';
+
+/** The EME message type of a license renewal. */
+export const RENEWAL = 'license-renewal';
 
 export interface Engine<E extends EngineEvents = EngineEvents> {
   readonly options: ResolvedOptions;
@@ -94,9 +97,14 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     configured: readonly string[],
     session: LoadSession,
   ): Promise<boolean>;
-  begin(keySystem: string, drmType: DrmType, cid: string, session: LoadSession): LicenseExchange;
-  /** Marks a `license-renewal` request a renewal; says whether `x` is one. */
-  isRenewal(x: LicenseExchange, licenseRequestType: string | null): boolean;
+  /** A license request of `session`, of the EME message type `type` (`null`: not known). */
+  begin(
+    keySystem: string,
+    drmType: DrmType,
+    cid: string,
+    session: LoadSession,
+    type: string | null,
+  ): LicenseExchange;
   /**
    * Attaches a token to `headers` (a fresh one after a 401/403) and reports the request sent. In
    * proxy mode it attaches none and resolves the URL to send to instead (the proxy's, with
@@ -106,7 +114,6 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     x: LicenseExchange,
     headers: Record<string, string>,
     attempt: number,
-    licenseRequestType: string | null,
     url?: string,
   ): Promise<string | undefined>;
   /**
@@ -114,10 +121,6 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
    * `x-renewal-interval` answer; `undefined` when neither says.
    */
   renewalIntervalSec(): number | undefined;
-  /** The cid the load's license requests went with last, if any went. */
-  cidOf(session: LoadSession): string | undefined;
-  /** The load's stream ID, sent as `x-drm-stream-id` to local license servers only. */
-  streamIdOf(session: LoadSession): string;
 
   /**
    * Reads a 2xx answer before the CDM: the license as the CDM takes it, or `null` when a fresh
@@ -143,8 +146,11 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     status: number,
     url: string,
   ): LicenseAuthError;
-  /** A fresh token may fix this answer, and none was tried for the request yet. */
-  canRefresh(x: LicenseExchange, body: ServiceErrorBody | null, status?: number): boolean;
+  /**
+   * A fresh token may fix this answer, and none was tried for the request yet: marks the request
+   * `renewed` and forgets its token (send it once more); `false` otherwise.
+   */
+  refresh(x: LicenseExchange, body: ServiceErrorBody | null, status?: number): boolean;
   destroy(): void;
 }
 
@@ -174,9 +180,6 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     opts.tokenTimeoutMs,
   );
   const keyOf = (cid: string, drmType: DrmType) => `${drmType}\n${cid}`;
-  const invalidate = (x: LicenseExchange) => {
-    if (x.token !== undefined) cache.invalidate(keyOf(x.cid, x.drmType), x.token);
-  };
 
   const { windowMs, renewalWindowMs } = opts.retry;
   // The reason of the last clearTokens(): a fetch it aborted is no failure, and a wait it cut
@@ -245,15 +248,6 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     return session;
   };
   let lastKeySystem: string | undefined;
-  // Loads that made a license request: each later one is a key rotation or a renewal.
-  const begun = new WeakSet<LoadSession>();
-  const cids = new WeakMap<LoadSession, string>();
-  const streamIds = new WeakMap<LoadSession, string>();
-  const streamIdOf = (session: LoadSession) => {
-    let id = streamIds.get(session);
-    if (id === undefined) streamIds.set(session, (id = crypto.randomUUID()));
-    return id;
-  };
 
   const licenseServer = opts.licenseProxy ?? opts.licenseServer;
   const servers =
@@ -298,43 +292,24 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       return true;
     },
     renewalIntervalSec: () => opts.renewal?.intervalSec ?? siteInterval,
-    cidOf: (session) => cids.get(session),
-    streamIdOf,
-    begin(keySystem, drmType, cid, session) {
-      cids.set(session, cid);
-      const renewal = begun.has(session);
-      begun.add(session);
-      return {
-        keySystem,
-        drmType,
-        cid,
-        session,
-        sentAt: 0,
-        renewToken: false,
-        renewed: false,
-        awaiting: false,
-        renewal,
-      };
+    begin(keySystem, drmType, cid, session, type) {
+      // A load that made a license request already: this one is a key rotation or a renewal.
+      const renewal = session.used !== undefined || type === RENEWAL;
+      session.used = cid;
+      return { keySystem, drmType, cid, session, type, renewed: false, renewal };
     },
-    isRenewal: (x, licenseRequestType) => (x.renewal ||= licenseRequestType === 'license-renewal'),
-    async authorize(x, headers, attempt, licenseRequestType, url) {
+    async authorize(x, headers, attempt, url) {
       const startedAt = opts.now();
       lastKeySystem = x.keySystem;
-      if (x.renewToken) {
-        invalidate(x);
-        x.renewToken = false;
-      }
       const proxy = opts.licenseProxy;
-      const renewal = engine.isRenewal(x, licenseRequestType);
       // A renewal proves the stream still plays now: never with a token an earlier request used.
-      x.renewalMessage = licenseRequestType === 'license-renewal';
       const token = proxy
         ? undefined
-        : await getToken(x.cid, x.drmType, x.session.signal, renewal, x.renewalMessage);
+        : await getToken(x.cid, x.drmType, x.session.signal, x.renewal, x.type === RENEWAL);
       if (token) headers[opts.header] = token.value;
       // The emulator's stream identity: an extra header the real service's CORS would refuse.
       if (!proxy && url !== undefined && isLocalUrl(url)) {
-        headers[STREAM_ID_HEADER] = streamIdOf(x.session);
+        headers[STREAM_ID_HEADER] = x.session.id ??= crypto.randomUUID();
       }
       const contentType = challengeContentType(x.keySystem);
       if (contentType !== undefined) {
@@ -345,7 +320,6 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       }
       x.token = token?.value;
       x.sentAt = opts.now();
-      x.awaiting = true;
       emit('licenseRequestSent', {
         keySystem: x.keySystem,
         drmType: x.drmType,
@@ -353,7 +327,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         attempt,
         tokenWaitMs: x.sentAt - startedAt,
         tokenSource: token?.source ?? 'proxy',
-        licenseRequestType,
+        licenseRequestType: x.type,
         refreshed: x.renewed,
       });
       return proxy && proxyUrl(proxy, x.drmType, x.cid);
@@ -365,10 +339,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         const answer = readLicenseAnswer(data, x.keySystem, x.drmType);
         if (answer.refusal) {
           const error = engine.refusal(x, answer.refusal, status, url);
-          if (!engine.canRefresh(x, answer.refusal)) throw error;
+          if (!engine.refresh(x, answer.refusal)) throw error;
           engine.report(x, status, error);
-          x.renewed = true;
-          invalidate(x);
           return null;
         }
         const license = answer.license ?? data;
@@ -381,32 +353,34 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       }
     },
     report(x, status, error) {
-      if (!x.awaiting) return;
-      x.awaiting = false;
-      const { keySystem, drmType, cid } = x;
+      const { keySystem, drmType, cid, sentAt } = x;
+      if (sentAt === undefined) return;
+      x.sentAt = undefined;
       emit('licenseAnswered', {
         keySystem,
         drmType,
         cid,
         status,
-        durationMs: opts.now() - x.sentAt,
+        durationMs: opts.now() - sentAt,
         ...(error && { error }),
       });
     },
-    refusal: (x, body, status, url) =>
-      toServiceError(body, {
-        ...x,
-        status,
-        url,
-        afterFreshToken: x.renewed,
-        renewal: x.renewalMessage,
-      }),
+    refusal: toServiceError,
     // Proxy mode: a 401/403 is the site's decision, which a re-send would not change; a service
     // refusal a fresh token fixes (7011) is sent once more, and the proxy makes a fresh token for it.
-    canRefresh: (x, body, status) =>
-      !x.renewed &&
-      (((status === 401 || status === 403) && !opts.licenseProxy) ||
-        opts.freshTokenCodes.includes(body?.errorCode ?? '')),
+    refresh(x, body, status) {
+      if (
+        x.renewed ||
+        !(
+          ((status === 401 || status === 403) && !opts.licenseProxy) ||
+          opts.freshTokenCodes.includes(body?.errorCode ?? '')
+        )
+      )
+        return false;
+      x.renewed = true;
+      if (x.token !== undefined) cache.invalidate(keyOf(x.cid, x.drmType), x.token);
+      return true;
+    },
     destroy() {
       const why = 'The license auth handle was detached.';
       engine.loads.endAll(why);

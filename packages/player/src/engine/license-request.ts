@@ -49,86 +49,75 @@ export function createLicenseSender(engine: Engine): LicenseSender {
     const message = typeof init.body === 'string' ? utf8(init.body) : toBytes(init.body);
     const wrapped = init.drmType === 'PlayReady' ? playReadyChallenge(message) : null;
     const body = isFairPlay(keySystem) ? spcFormBody(message) : (wrapped?.body ?? message);
-    const x = engine.begin(keySystem, init.drmType, init.cid, init.session);
+    const x = engine.begin(keySystem, init.drmType, init.cid, init.session, licenseRequestType);
     const failed = (what: string) =>
       new LicenseAuthError(
         'LICENSE_REQUEST_FAILED',
         `${what} for the ${x.drmType} license of cid "${x.cid}": check the license server URL, that it is up, and its CORS rules.`,
       );
     // A renewal's token may take its retry window: the deadline grows by it.
-    const extraMs = engine.isRenewal(x, licenseRequestType) ? opts.retry.renewalWindowMs : 0;
+    const ms = opts.licenseTimeoutMs + (x.renewal ? opts.retry.renewalWindowMs : 0);
     const timeout = () =>
       new LicenseAuthError(
         'LICENSE_REQUEST_FAILED',
-        `No license from ${url} within ${opts.licenseTimeoutMs + extraMs} ms for cid "${x.cid}": raise licenseTimeoutMs or check the license server.`,
+        `No license from ${url} within ${ms} ms for cid "${x.cid}": raise licenseTimeoutMs or check the license server.`,
       );
 
-    return withDeadline(
-      opts.licenseTimeoutMs + extraMs,
-      timeout,
-      init.session.signal,
-      async (signal, race) => {
-        for (let attempt = 0, failures = 0; ; attempt++) {
-          const headers: Record<string, string> = { ...init.headers, ...wrapped?.headers };
-          // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
-          // Proxy mode: the proxy's URL, and the page's cookies, by which the site decides.
-          const proxied = await race(
-            engine.authorize(x, headers, attempt, licenseRequestType, url),
-          );
-          const to = proxied ?? url;
-          let status: number;
-          let data: Uint8Array;
-          let interval: string | null | undefined;
-          try {
-            const res = await (opts.fetch ?? fetch)(to, {
-              method: 'POST',
-              body: body as Uint8Array<ArrayBuffer>,
-              headers,
-              signal,
-              credentials: proxied ? 'include' : init.credentials,
-            });
-            status = res.status;
-            interval = res.headers?.get(RENEWAL_INTERVAL_HEADER);
-            data = new Uint8Array(await res.arrayBuffer());
-          } catch (error) {
-            if (signal.aborted) throw signal.reason;
-            const wait = retryWait(opts.retry, ++failures);
-            if (wait === undefined) {
-              throw failed(`No answer from the license server ${to} (${String(error)})`);
-            }
-            engine.report(x, undefined);
-            await sleep(wait, signal);
-            continue;
-          }
-          if (status >= 200 && status < 300) {
-            const license = engine.read(x, status, data, to, interval);
+    return withDeadline(ms, timeout, init.session.signal, async (signal, race) => {
+      for (let attempt = 0, failures = 0; ; attempt++) {
+        const headers: Record<string, string> = { ...init.headers, ...wrapped?.headers };
+        // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
+        // Proxy mode: the proxy's URL, and the page's cookies, by which the site decides.
+        const proxied = await race(engine.authorize(x, headers, attempt, url));
+        const to = proxied ?? url;
+        let status: number | undefined;
+        let refusal = null;
+        let error: LicenseAuthError;
+        try {
+          const res = await (opts.fetch ?? fetch)(to, {
+            method: 'POST',
+            body: body as Uint8Array<ArrayBuffer>,
+            headers,
+            signal,
+            credentials: proxied ? 'include' : init.credentials,
+          });
+          const data = new Uint8Array(await res.arrayBuffer());
+          if (res.status >= 200 && res.status < 300) {
+            const license = engine.read(
+              x,
+              res.status,
+              data,
+              to,
+              res.headers?.get(RENEWAL_INTERVAL_HEADER),
+            );
             if (license) return toBytes(license);
             continue;
           }
+          status = res.status;
           // Proxy mode: the proxy's own failure (its service refusals are relayed as they came).
           const own = proxied ? proxyFailure(data, status, to, x) : undefined;
-          const refusal = own ? null : parseServiceError(data);
-          if (engine.canRefresh(x, refusal, status)) {
-            engine.report(x, status, refusal ? engine.refusal(x, refusal, status, to) : undefined);
-            x.renewToken = x.renewed = true;
-            continue;
-          }
-          const wait = refusal ? undefined : retryWait(opts.retry, ++failures, status);
-          if (wait !== undefined) {
-            engine.report(x, status);
-            await sleep(wait, signal);
-            continue;
-          }
-          const error =
+          refusal = own ? null : parseServiceError(data);
+          error =
             own ??
             (refusal
               ? engine.refusal(x, refusal, status, to)
               : failed(`The license server ${to} answered HTTP ${status}`));
-          engine.report(x, status, error);
-          throw error;
+          if (engine.refresh(x, refusal, status)) {
+            engine.report(x, status, refusal ? error : undefined);
+            continue;
+          }
+        } catch (thrown) {
+          if (signal.aborted) throw signal.reason;
+          // engine.read throws this package's errors: the answer was read, and reported.
+          if (thrown instanceof LicenseAuthError) throw thrown;
+          error = failed(`No answer from the license server ${to} (${String(thrown)})`);
         }
-      },
-    ).catch((error: unknown) => {
+        const wait = refusal ? undefined : retryWait(opts.retry, ++failures, status);
+        engine.report(x, status, wait === undefined ? error : undefined);
+        if (wait === undefined) throw error;
+        await sleep(wait, signal);
+      }
+    }).catch((error: unknown) => {
       const reason =
         error instanceof LicenseAuthError
           ? error

@@ -195,7 +195,7 @@ export function startRenewal(
       }
       return;
     }
-    const cid = session.cid ?? engine.cidOf(session) ?? opts.contentId;
+    const cid = session.cid ?? session.used ?? opts.contentId;
     const url = engine.servers[keySystem];
     if (!cid || (!url && !opts.licenseProxy)) {
       warn(

@@ -18,6 +18,10 @@ export interface LoadSession {
    */
   readonly movedOn: boolean;
   end(why: string, movedOn?: boolean): void;
+  /** The cid its license requests went with last, once one went (its renewals use it). */
+  used?: string;
+  /** Its stream ID, sent as `x-drm-stream-id` to local license servers only (made on first use). */
+  id?: string;
 }
 
 export function openSession(cid: string | undefined): LoadSession {

@@ -123,7 +123,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
             .map((source) => contentIdFromSkd(source))
             .find((id) => id),
       );
-      state = engine.begin(keySystem, drmType, cid, session);
+      state = engine.begin(keySystem, drmType, cid, session, request.licenseRequestType);
       states.set(request, state);
       endWith(request, session);
     }
@@ -141,7 +141,6 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
         state,
         request.headers,
         request.attempt,
-        request.licenseRequestType,
         request.uris[0],
       );
       // Proxy mode: every URI is the proxy's (Shaka picked its index already), with cookies.
@@ -191,7 +190,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   ): Promise<void> => {
     const { body, headers } = deps.original(response.originalRequest);
     const copy: ShakaRequest = { ...response.originalRequest, body, headers: { ...headers } };
-    states.set(copy, { ...state, awaiting: false });
+    states.set(copy, { ...state });
     try {
       const fresh = await deps.send(copy, state.session);
       response.data = resentLicenses.get(copy) ?? fresh.data;
@@ -243,10 +242,12 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     // Shaka runs the request filters once more even when no attempt is left, so a refusal thrown
     // there reaches the app in place of a bare HTTP status error.
     const attemptsLeft = event.request.attempt + 1 < event.request.retryParameters.maxAttempts;
-    if (attemptsLeft && engine.canRefresh(state, body, status)) {
-      state.renewToken = state.renewed = true;
-    } else if (error && !(own && attemptsLeft && status! >= 500)) {
-      // The proxy's passing failures (5xx: the service or the site's decision) are tried again.
+    // The proxy's passing failures (5xx: the service or the site's decision) are tried again.
+    if (
+      !(attemptsLeft && engine.refresh(state, body, status)) &&
+      error &&
+      !(own && attemptsLeft && status! >= 500)
+    ) {
       state.refused = error;
     }
   };

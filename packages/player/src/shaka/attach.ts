@@ -18,7 +18,6 @@ import {
   type NetworkingEngine,
   type Player,
   type ShakaRequest,
-  type ShakaResponse,
   type Storage,
 } from './shaka-types.ts';
 
@@ -66,7 +65,6 @@ interface Target extends SessionHost {
   unload?(): Promise<void>;
 }
 
-type Headers = Record<string, string>;
 /** What the key-system probe uses of `navigator` (the root type check has no DOM library). */
 interface Eme {
   requestMediaKeySystemAccess?(keySystem: string, configurations: object[]): Promise<unknown>;
@@ -142,32 +140,10 @@ export function attachLicenseAuth(
     },
   );
 
-  // The request as it was made, before the filters (the app's too) changed it: a re-send with a
-  // fresh token starts from it, so that every filter runs on the re-sent request once.
-  const originals = new WeakMap<ShakaRequest, { body: ShakaRequest['body']; headers: Headers }>();
-  const request = net.request;
-  net.request = function (this: NetworkingEngine, type, made, context) {
-    if (type !== RequestType.LICENSE) return request.call(this, type, made, context);
-    originals.set(made, { body: made.body, headers: { ...made.headers } });
-    const operation = request.call(this, type, made, context);
-    filters.track(made, operation);
-    return operation;
-  };
   const filters = createLicenseFilters({
     engine,
     sessionOf: routing.sessionOf,
-    original: (made) => originals.get(made) ?? { body: made.body, headers: made.headers },
-    // Re-sends end with their load, like the token fetches they wait for.
-    send: async (resent, session) => {
-      const pending = request.call(net, RequestType.LICENSE, resent);
-      const abort = () => void pending.abort();
-      session.signal.addEventListener('abort', abort, { once: true });
-      try {
-        return (await pending.promise) as ShakaResponse;
-      } finally {
-        session.signal.removeEventListener('abort', abort);
-      }
-    },
+    net,
     certificateUrls,
   });
   const failureCallback = createFailureCallback(
@@ -198,8 +174,6 @@ export function attachLicenseAuth(
       return load.call(this, asset, ...rest);
     };
   }
-  net.registerRequestFilter(filters.requestFilter);
-  net.registerResponseFilter(filters.responseFilter);
   engines.add(net);
 
   // The configured key systems this browser has, asked once and in the background, as Shaka asks:
@@ -300,11 +274,9 @@ export function attachLicenseAuth(
     detach() {
       if (!attached) return;
       attached = false;
-      if (net.request !== request) net.request = request;
+      filters.detach();
       if (resetConfiguration) target.resetConfiguration = resetConfiguration;
       if (load) target.load = load;
-      net.unregisterRequestFilter(filters.requestFilter);
-      net.unregisterResponseFilter(filters.responseFilter);
       engines.delete(net);
       for (const [type, listener] of Object.entries(listeners))
         target.removeEventListener?.(type, listener);

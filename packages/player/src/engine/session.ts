@@ -115,21 +115,3 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
   };
   return loads;
 }
-
-/**
- * Load identity: what a player gives for one operation (Shaka: a DRM engine's `drmInfo`, a preload
- * manager) bound to that operation's session. An adapter binds it when the operation begins and
- * looks every request up by it, never by the order requests arrive in; the first binding holds.
- */
-export interface Operations {
-  bind(key: object, session: LoadSession): void;
-  of(key: unknown): LoadSession | undefined;
-}
-
-export function trackOperations(): Operations {
-  const bound = new WeakMap<object, LoadSession>();
-  return {
-    bind: (key, session) => void (!key || bound.has(key) || bound.set(key, session)),
-    of: (key) => (typeof key === 'object' && key ? bound.get(key) : undefined),
-  };
-}

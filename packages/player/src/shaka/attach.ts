@@ -8,12 +8,11 @@ import type { LicenseAuthHandle as Handle, PrefetchOptions } from '../engine/han
 import type { LicenseAuthEvents } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
 import { createLicenseFilters, type DownloadFailedEvent } from './license-filters.ts';
-import { createLoadRouting, type Operation } from './load-routing.ts';
+import { createLoadRouting, type Operation, type RoutedPlayer } from './load-routing.ts';
 import type { LoadSession } from '../engine/session.ts';
 import type { GetContentId, LicenseAuthOptions } from './options.ts';
 import {
   RequestType,
-  type DrmInfo,
   type DrmConfiguration,
   type NetworkingEngine,
   type Player,
@@ -49,15 +48,11 @@ export interface LicenseAuthHandle extends Handle<LicenseAuthEvents> {
 }
 
 /** What the handle uses of a shaka.Player, or of a shaka.offline.Storage (no events, no sessions). */
-interface Target extends SessionHost {
+interface Target extends SessionHost, RoutedPlayer {
   getNetworkingEngine(): NetworkingEngine | null;
   getConfiguration(): { drm: DrmConfiguration };
-  configure(config: object): unknown;
   resetConfiguration?(): void;
-  drmInfo?(): DrmInfo | null;
   load?(asset: unknown, ...rest: unknown[]): Promise<unknown>;
-  getAssetUri?(): string | null;
-  isFullyLoaded?(): boolean;
   addEventListener?(type: string, listener: (event: never) => void): void;
   removeEventListener?(type: string, listener: (event: never) => void): void;
   getMediaElement?(): RenewalMedia | null;
@@ -128,17 +123,7 @@ export function attachLicenseAuth(
   }
   const previousFailureCallback = config.failureCallback;
   const previousTransform = config.initDataTransform;
-  const routing = createLoadRouting(
-    engine,
-    previousTransform,
-    target.drmInfo && (() => target.drmInfo!()),
-    // A load under way that has not handed its DRM engine to the player yet.
-    () => target.isFullyLoaded?.() === false && !!target.getAssetUri?.() && !target.drmInfo?.(),
-    (initDataTransform) => {
-      ours.drm.initDataTransform = initDataTransform;
-      target.configure({ drm: { initDataTransform } });
-    },
-  );
+  const routing = createLoadRouting(engine, target, previousTransform);
 
   const filters = createLicenseFilters({
     engine,
@@ -154,7 +139,15 @@ export function attachLicenseAuth(
     filters.dropped,
   );
   const ours = {
-    drm: { servers, advanced, failureCallback, initDataTransform: routing.transform },
+    drm: {
+      servers,
+      advanced,
+      failureCallback,
+      // The one the next download copies.
+      get initDataTransform() {
+        return routing.transform;
+      },
+    },
   };
   target.configure(ours);
   // resetConfiguration() would take the servers, the certificate and the failure callback away
@@ -170,7 +163,7 @@ export function attachLicenseAuth(
   const load = target.load;
   if (load) {
     target.load = function (this: Target, asset, ...rest) {
-      engine.loads.take(routing.operations.of(asset));
+      engine.loads.take(routing.of(asset));
       return load.call(this, asset, ...rest);
     };
   }

@@ -234,13 +234,12 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   };
 
   // Sessions open, oldest first. A preload the app never plays stays open: past MAX_OPEN, the
-  // oldest ends (quietly), never the player's own load.
+  // oldest ends (quietly), never the player's own load (nor the preload it takes).
   const sessions = new Set<LoadSession>();
-  const players = new WeakSet<LoadSession>();
   const open = (cid: string | undefined): LoadSession => {
     for (const old of sessions) {
       if (sessions.size < MAX_OPEN) break;
-      if (!players.has(old)) old.end('Too many loads open.');
+      if (!old.player) old.end('Too many loads open.');
     }
     const session = openSession(cid);
     sessions.add(session);
@@ -257,14 +256,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         )
       : (licenseServer ?? {});
 
-  const loads = trackPlayerLoads((cid) => {
-    const session = open(cid);
-    players.add(session);
-    return session;
-  });
-  // A preload the player takes is its load from then on: never ended as one of too many open.
-  const { take } = loads;
-  loads.take = (session) => (session && players.add(session), take(session));
+  const loads = trackPlayerLoads(open);
 
   const engine: Engine<E> = {
     options: opts,
@@ -335,21 +327,20 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
 
     read(x, status, data, url, interval) {
       if (opts.licenseProxy) siteInterval = renewalSeconds(interval) ?? siteInterval;
+      // Reported however it ends: with the refusal, or the error reading it turned into.
+      let error: LicenseAuthError | undefined;
       try {
-        const answer = readLicenseAnswer(data, x.keySystem, x.drmType);
-        if (answer.refusal) {
-          const error = engine.refusal(x, answer.refusal, status, url);
-          if (!engine.refresh(x, answer.refusal)) throw error;
-          engine.report(x, status, error);
+        const { refusal, license = data } = readLicenseAnswer(data, x.keySystem, x.drmType);
+        if (refusal) {
+          error = engine.refusal(x, refusal, status, url);
+          if (!engine.refresh(x, refusal)) throw error;
           return null;
         }
-        const license = answer.license ?? data;
-        const out = isFairPlay(x.keySystem) ? unwrapCkc(toBytes(license)) : license;
-        engine.report(x, status);
-        return out;
-      } catch (error) {
-        engine.report(x, status, error as LicenseAuthError);
-        throw error;
+        return isFairPlay(x.keySystem) ? unwrapCkc(toBytes(license)) : license;
+      } catch (thrown) {
+        throw (error = thrown as LicenseAuthError);
+      } finally {
+        engine.report(x, status, error);
       }
     },
     report(x, status, error) {
@@ -383,7 +374,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     },
     destroy() {
       const why = 'The license auth handle was detached.';
-      engine.loads.endAll(why);
+      loads.endAll(why);
       for (const session of [...sessions]) session.end(why, false);
       cache.destroy();
       emitter.clear();

@@ -22,6 +22,8 @@ export interface LoadSession {
   used?: string;
   /** Its stream ID, sent as `x-drm-stream-id` to local license servers only (made on first use). */
   id?: string;
+  /** The player's own load (or the preload it takes): never ended as one of too many open. */
+  player?: boolean;
 }
 
 export function openSession(cid: string | undefined): LoadSession {
@@ -78,6 +80,7 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
   let lastSource: string | undefined;
   let session: LoadSession | undefined;
   let taken: LoadSession | undefined;
+  const own = (mine: LoadSession) => ((mine.player = true), mine);
   const loads: PlayerLoads = {
     name(cid) {
       if (typeof cid !== 'string' || !cid.trim()) {
@@ -95,7 +98,7 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
       if (same && session && !session.ended && !taken) return session;
       session?.end('The player moved on to another asset.');
       renamed = false;
-      session = taken ?? open(named);
+      session = taken ?? own(open(named));
       taken = undefined;
       return session;
     },
@@ -103,11 +106,11 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
       session?.end(why);
     },
     current() {
-      if (!session || session.ended) session = open(named);
+      if (!session || session.ended) session = own(open(named));
       return session;
     },
     take(next) {
-      taken = next;
+      taken = next && own(next);
     },
     endAll(why) {
       session?.end(why, false);

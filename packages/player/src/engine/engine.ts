@@ -154,6 +154,9 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   destroy(): void;
 }
 
+/** What an event says of the license request it is about. */
+const about = ({ keySystem, drmType, cid }: LicenseExchange) => ({ keySystem, drmType, cid });
+
 /** Preloads and downloads open at once, at most (each holds its cid and waits). */
 const MAX_OPEN = 32;
 
@@ -171,10 +174,11 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
   const post = () =>
     opts.axios ? axiosPost(opts.axios) : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init)));
+  // The renewal interval the site's last answer named (`x-renewal-interval`), if any did.
   let siteInterval: number | undefined;
+  const heard = (header: unknown) => (siteInterval = renewalSeconds(header) ?? siteInterval);
   const fetchToken = withTokenDeadline(
-    opts.fetcher ??
-      createSiteFetcher(post(), source, opts.kind, opts.retry, (sec) => (siteInterval = sec)),
+    opts.fetcher ?? createSiteFetcher(post(), source, opts.kind, opts.retry, heard),
     source,
     opts.kind,
     opts.tokenTimeoutMs,
@@ -313,9 +317,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       x.token = token?.value;
       x.sentAt = opts.now();
       emit('licenseRequestSent', {
-        keySystem: x.keySystem,
-        drmType: x.drmType,
-        cid: x.cid,
+        ...about(x),
         attempt,
         tokenWaitMs: x.sentAt - startedAt,
         tokenSource: token?.source ?? 'proxy',
@@ -326,7 +328,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     },
 
     read(x, status, data, url, interval) {
-      if (opts.licenseProxy) siteInterval = renewalSeconds(interval) ?? siteInterval;
+      if (opts.licenseProxy) heard(interval);
       // Reported however it ends: with the refusal, or the error reading it turned into.
       let error: LicenseAuthError | undefined;
       try {
@@ -344,13 +346,11 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       }
     },
     report(x, status, error) {
-      const { keySystem, drmType, cid, sentAt } = x;
+      const { sentAt } = x;
       if (sentAt === undefined) return;
       x.sentAt = undefined;
       emit('licenseAnswered', {
-        keySystem,
-        drmType,
-        cid,
+        ...about(x),
         status,
         durationMs: opts.now() - sentAt,
         ...(error && { error }),

@@ -7,7 +7,7 @@ import { renewEachLoad, type RenewalMedia } from '../engine/renewal.ts';
 import type { LicenseAuthHandle as Handle, PrefetchOptions } from '../engine/handle.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
-import { createLicenseFilters, type DownloadFailedEvent } from './license-filters.ts';
+import { createLicenseFilters } from './license-filters.ts';
 import { createLoadRouting, type Operation, type RoutedPlayer } from './load-routing.ts';
 import type { LoadSession } from '../engine/session.ts';
 import type { GetContentId, LicenseAuthOptions } from './options.ts';
@@ -93,7 +93,8 @@ export function attachLicenseAuth(
   const engine = createEngine<LicenseAuthEvents>(opts);
 
   // Configuration the app left empty is filled in, and taken out again on detach.
-  const config = target.getConfiguration().drm;
+  const drm = () => target.getConfiguration().drm;
+  const config = drm();
   const servers: Record<string, string> = {};
   // One URL for every key system fills FairPlay only with `fairplay` options: on Safari a FairPlay
   // server makes Shaka play every HLS load natively (`streaming.useNativeHlsForFairPlay`).
@@ -121,9 +122,8 @@ export function attachLicenseAuth(
       : { serverCertificateUri: url };
     if (url) certificateUrls.add(url);
   }
-  const previousFailureCallback = config.failureCallback;
-  const previousTransform = config.initDataTransform;
-  const routing = createLoadRouting(engine, target, previousTransform);
+  // The app's own transform and failure callback run within the handle's.
+  const routing = createLoadRouting(engine, target, config.initDataTransform);
 
   const filters = createLicenseFilters({
     engine,
@@ -133,7 +133,7 @@ export function attachLicenseAuth(
   });
   const failureCallback = createFailureCallback(
     target,
-    previousFailureCallback,
+    config.failureCallback,
     engine.emitter.emit,
     opts.sessionRetries,
     filters.dropped,
@@ -174,7 +174,7 @@ export function attachLicenseAuth(
   // is asked, and none is ruled out).
   const has: Record<string, boolean> = {};
   const probed = Promise.allSettled(
-    Object.keys(target.getConfiguration().drm.servers).map(async (keySystem) => {
+    Object.keys(drm().servers).map(async (keySystem) => {
       const eme = (globalThis as { navigator?: Eme }).navigator;
       if (!eme?.requestMediaKeySystemAccess) return;
       has[keySystem] = false;
@@ -191,10 +191,10 @@ export function attachLicenseAuth(
   ): Promise<boolean> => {
     await probed;
     if (!attached) return false;
-    const drm = target.getConfiguration().drm;
+    const now = drm();
     return engine.prefetch(
-      { ...request, keySystem: request.keySystem ?? drm.preferredKeySystems[0] },
-      Object.keys(drm.servers).filter((keySystem) => has[keySystem] !== false),
+      { ...request, keySystem: request.keySystem ?? now.preferredKeySystems[0] },
+      Object.keys(now.servers).filter((keySystem) => has[keySystem] !== false),
       session,
     );
   };
@@ -209,19 +209,14 @@ export function attachLicenseAuth(
     media: () => target.getMediaElement?.(),
     // Through Shaka's networking engine: the app's filters and ours (token, answer, 7011) run on it.
     async send({ url, body }) {
+      // The networking engine fills in the rest (headers, attempt).
       const made = {
         uris: [url],
         method: 'POST',
         body: typeof body === 'string' ? utf8(body) : toBytes(body),
-        headers: {},
-        allowCrossSiteCredentials: false,
-        retryParameters: target.getConfiguration().drm.retryParameters,
+        retryParameters: drm().retryParameters,
         licenseRequestType: 'license-renewal',
-        sessionId: null,
-        drmInfo: target.drmInfo?.() ?? null,
-        initData: null,
-        initDataType: null,
-        streamDataCallback: null,
+        drmInfo: target.drmInfo?.(),
       } as unknown as ShakaRequest;
       const response = await net!.request(RequestType.LICENSE, made).promise;
       return toBytes(response.data);
@@ -233,7 +228,7 @@ export function attachLicenseAuth(
     },
   });
   const listeners: Record<string, (event: never) => void> = {
-    downloadfailed: (event: DownloadFailedEvent) => filters.onDownloadFailed(event),
+    downloadfailed: filters.onDownloadFailed,
     // Unloading must not wait for a slow site: Shaka waits for pending request filters. Only the
     // player's load ends: a preload and a Storage download go on.
     unloading: () => engine.loads.ended('The player unloaded before the token arrived.'),
@@ -277,18 +272,13 @@ export function attachLicenseAuth(
       // Shaka resets a configuration entry given as undefined.
       const unset = (added: object) =>
         Object.fromEntries(Object.keys(added).map((k) => [k, undefined]));
-      const now = target.getConfiguration().drm;
-      const restore = {
-        ...(now.failureCallback === failureCallback && {
-          failureCallback: previousFailureCallback,
-        }),
-        ...(now.initDataTransform === routing.transform && {
-          initDataTransform: previousTransform,
-        }),
-      };
-      target.configure({
-        drm: { servers: unset(servers), advanced: unset(advanced), ...restore },
-      });
+      const back: Record<string, unknown> = { servers: unset(servers), advanced: unset(advanced) };
+      // The app's callback and transform again, unless it set others since.
+      const now = drm() as unknown as Record<string, unknown>;
+      for (const key of ['failureCallback', 'initDataTransform'] as const) {
+        if (now[key] === ours.drm[key]) back[key] = config[key];
+      }
+      target.configure({ drm: back });
     },
   };
 }

@@ -12,7 +12,7 @@ import { createLoadRouting, type Operation, type RoutedPlayer } from './load-rou
 import type { LoadSession } from '../engine/session.ts';
 import type { GetContentId, LicenseAuthOptions } from './options.ts';
 import {
-  RequestType,
+  LICENSE,
   type DrmConfiguration,
   type NetworkingEngine,
   type Player,
@@ -218,7 +218,7 @@ export function attachLicenseAuth(
         licenseRequestType: 'license-renewal',
         drmInfo: target.drmInfo?.(),
       } as unknown as ShakaRequest;
-      const response = await net!.request(RequestType.LICENSE, made).promise;
+      const response = await net!.request(LICENSE, made).promise;
       return toBytes(response.data);
     },
     refused(error) {

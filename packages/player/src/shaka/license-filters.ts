@@ -10,7 +10,8 @@ import { RENEWAL_INTERVAL_HEADER } from '../engine/site-client.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import type { GetContentId } from './options.ts';
 import {
-  RequestType,
+  LICENSE,
+  SERVER_CERTIFICATE,
   type DrmInfo,
   type NetworkingEngine,
   type RequestContext,
@@ -35,7 +36,6 @@ export interface FilterDeps {
 
 /** The parts of Shaka's `downloadfailed` event that are read. */
 export interface DownloadFailedEvent {
-  requestType: number;
   request: ShakaRequest;
   error: { code?: number; data?: unknown[] } | null;
   httpResponseCode: number;
@@ -86,7 +86,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   const request = net.request;
   net.request = function (this: NetworkingEngine, type, shakaRequest, context) {
     const operation = request.call(this, type, shakaRequest, context);
-    if (type === RequestType.LICENSE) {
+    if (type === LICENSE) {
       const record: Made = {
         body: shakaRequest.body,
         headers: { ...shakaRequest.headers },
@@ -174,7 +174,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   };
 
   const requestFilter: RequestFilter = (type, request, context) => {
-    if (type !== RequestType.LICENSE) return;
+    if (type !== LICENSE) return;
     const drmInfo = request.drmInfo;
     // `data:` URIs are Shaka's own ClearKey licenses, answered without a server.
     if (!drmInfo || request.uris.every((uri) => uri.startsWith('data:'))) return;
@@ -207,7 +207,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     const next: State = { ...state, formed: false };
     states.set(copy, next);
     try {
-      const operation = net.request(RequestType.LICENSE, copy);
+      const operation = net.request(LICENSE, copy);
       endWith(copy, next);
       const fresh = (await operation.promise) as ShakaResponse;
       response.data = next.license ?? fresh.data;
@@ -220,13 +220,14 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   };
 
   const responseFilter: ResponseFilter = (type, response) => {
-    if (type === RequestType.SERVER_CERTIFICATE) {
+    if (type === SERVER_CERTIFICATE) {
       if (deps.certificateUrls.has(response.originalUri)) {
         response.data = normaliseCertificate(response.data);
       }
       return;
     }
-    const state = type === RequestType.LICENSE ? states.get(response.originalRequest) : undefined;
+    // Only license requests have an exchange.
+    const state = states.get(response.originalRequest);
     if (!state) return;
     const license = engine.read(
       state,
@@ -240,7 +241,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   };
 
   const onDownloadFailed = (event: DownloadFailedEvent): void => {
-    const state = event.requestType === RequestType.LICENSE ? states.get(event.request) : undefined;
+    const state = states.get(event.request);
     // A refused request fails once more in our own filter; its answer was reported already.
     if (!state || state.refused) return;
     const status = event.httpResponseCode || undefined;

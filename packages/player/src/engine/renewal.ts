@@ -254,23 +254,12 @@ export function startRenewal(
     ours.add(next);
     busy.add(next);
     try {
-      const ended = new AbortController();
-      const message = new Promise<ArrayBuffer>((resolve, reject) => {
-        next.addEventListener('message', (event) => resolve(event.message), { once: true });
-        const abort = () => reject(session.signal.reason);
-        session.signal.addEventListener('abort', abort, { once: true, signal: ended.signal });
-      });
-      // Settled however this attempt ends: no listener left on the load, no unhandled rejection.
-      message.then(
-        () => ended.abort(),
-        () => ended.abort(),
+      // The end of the load stops the driver, which closes this session: no message comes then,
+      // and nothing is left listening on the load.
+      const message = new Promise<ArrayBuffer>((resolve) =>
+        next.addEventListener('message', (event) => resolve(event.message), { once: true }),
       );
-      try {
-        await next.generateRequest(record.initDataType, record.initData);
-      } catch (error) {
-        ended.abort();
-        throw error;
-      }
+      await next.generateRequest(record.initDataType, record.initData);
       const license = await host.send({
         keySystem,
         drmType,

@@ -69,7 +69,7 @@ export class TokenFetchError extends LicenseAuthError {
     options?: { cause?: unknown },
   ) {
     super(code, message, options);
-    Object.assign(this, { url: info.url, status: info.status, reason: info.reason });
+    Object.assign(this, info);
   }
 }
 

@@ -28,22 +28,19 @@ export interface LoadSession {
 
 export function openSession(cid: string | undefined): LoadSession {
   const controller = new AbortController();
-  let movedOn = false;
-  return {
+  const session = {
     cid,
     signal: controller.signal,
-    get ended() {
-      return controller.signal.aborted;
-    },
-    get movedOn() {
-      return movedOn;
-    },
-    end(why, quietly = true) {
-      if (controller.signal.aborted) return;
-      movedOn = quietly;
+    ended: false,
+    movedOn: false,
+    end(why: string, quietly = true) {
+      if (session.ended) return;
+      session.ended = true;
+      session.movedOn = quietly;
       controller.abort(new LicenseAuthError('ABORTED', why));
     },
   };
+  return session;
 }
 
 /**

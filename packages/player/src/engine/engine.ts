@@ -374,7 +374,6 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     },
     destroy() {
       const why = 'The license auth handle was detached.';
-      loads.endAll(why);
       for (const session of [...sessions]) session.end(why, false);
       cache.destroy();
       emitter.clear();

@@ -67,13 +67,11 @@ export interface PlayerLoads {
    * for the loads after.
    */
   take(session: LoadSession | undefined): void;
-  /** Ends every session this tracker opened or adopted (detach). */
-  endAll(why: string): void;
 }
 
 export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession): PlayerLoads {
   let named: string | undefined;
-  let renamed = false;
+  // What the load under way loads; forgotten when the app names a cid (the next load is new).
   let lastSource: string | undefined;
   let session: LoadSession | undefined;
   let taken: LoadSession | undefined;
@@ -87,14 +85,13 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
         );
       }
       named = cid;
-      renamed = true;
+      lastSource = undefined;
     },
     started(source) {
-      const same = source !== undefined && source === lastSource && !renamed;
+      const same = source !== undefined && source === lastSource;
       lastSource = source;
-      if (same && session && !session.ended && !taken) return session;
+      if (same && !taken && session?.ended === false) return session;
       session?.end('The player moved on to another asset.');
-      renamed = false;
       session = taken ?? own(open(named));
       taken = undefined;
       return session;
@@ -108,9 +105,6 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
     },
     take(next) {
       taken = next && own(next);
-    },
-    endAll(why) {
-      session?.end(why, false);
     },
   };
   return loads;

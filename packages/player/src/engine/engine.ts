@@ -114,7 +114,7 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     x: LicenseExchange,
     headers: Record<string, string>,
     attempt: number,
-    url?: string,
+    url: string,
   ): Promise<string | undefined>;
   /**
    * Seconds between renewals: the `renewal.intervalSec` option, else the site's last
@@ -304,7 +304,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         : await getToken(x.cid, x.drmType, x.session.signal, x.renewal, x.type === RENEWAL);
       if (token) headers[opts.header] = token.value;
       // The emulator's stream identity: an extra header the real service's CORS would refuse.
-      if (!proxy && url !== undefined && isLocalUrl(url)) {
+      if (!proxy && isLocalUrl(url)) {
         headers[STREAM_ID_HEADER] = x.session.id ??= crypto.randomUUID();
       }
       const contentType = challengeContentType(x.keySystem);

@@ -152,11 +152,12 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     // Shaka resets headers before every attempt.
     state.busy = true;
     try {
+      // Shaka asserts a request has a URI.
       const proxied = await engine.authorize(
         state,
         request.headers,
         request.attempt,
-        request.uris[0],
+        request.uris[0]!,
       );
       // Proxy mode: every URI is the proxy's (Shaka picked its index already), with cookies.
       if (proxied) {

@@ -4,13 +4,13 @@ import type {
   MediaPlayerClass,
   ProtectionDataSet,
 } from 'dashjs';
-import { toBase64 } from '../engine/bytes.ts';
+import { dataUrl, toBase64 } from '../engine/bytes.ts';
 import { fetchCertificate, serverCertificates } from '../engine/certificates.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { renewEachLoad } from '../engine/renewal.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES } from '../engine/key-systems.ts';
-import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
+import { createLicenseSender } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
 
 /** Options of the dash.js adapter: the common options (FairPlay too, with dash.js 5.2's KeySystemFairPlay) plus dash.js's own. */
@@ -121,7 +121,7 @@ export function attachLicenseAuth(
       });
       // dash.js adds CMCD after the filters ran (query mode: to the URL, which would break the
       // data: URL): the request keeps what the handle set, which goes to no server.
-      const answered = licenseDataUrl(license);
+      const answered = dataUrl(license);
       request.withCredentials = false;
       Object.defineProperties(request, {
         url: { get: () => answered, set() {} },
@@ -137,7 +137,7 @@ export function attachLicenseAuth(
   const certificateFilter = async (request: CertificateRequest): Promise<void> => {
     if (!certificateUrls.has(request.url)) return;
     const certificate = await fetchCertificate(opts, request.url).catch(fail);
-    request.url = `data:application/octet-stream;base64,${toBase64(certificate)}`;
+    request.url = dataUrl(certificate);
   };
 
   let attached = true;
@@ -168,8 +168,7 @@ export function attachLicenseAuth(
     send: sender.send,
     media: () => (player.isReady() ? player.getVideoElement() : undefined),
     refused(error) {
-      const data = { error: { code: LICENSER_ERROR, message: error.message, data: error } };
-      player.trigger('error' as never, data, {});
+      void fail(error);
       player.reset();
     },
   });

@@ -1,4 +1,4 @@
-import { toBase64, toBytes, utf8, type BufferLike } from './bytes.ts';
+import { toBytes, utf8, type BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
 import { spcFormBody } from './fairplay.ts';
 import type { Engine } from './engine.ts';
@@ -129,7 +129,3 @@ export function createLicenseSender(engine: Engine): LicenseSender {
 
   return { send };
 }
-
-/** A `data:` URL of the license, for players that only take a license from their own request. */
-export const licenseDataUrl = (license: Uint8Array): string =>
-  `data:application/octet-stream;base64,${toBase64(license)}`;

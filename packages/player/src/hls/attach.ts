@@ -1,12 +1,12 @@
 import type Hls from 'hls.js';
 import type { HlsConfig, LoaderCallbacks, LoaderConfiguration, LoaderContext } from 'hls.js';
-import { toBase64 } from '../engine/bytes.ts';
+import { dataUrl } from '../engine/bytes.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import { serverCertificates } from '../engine/certificates.ts';
 import { contentIdFromSkd, normaliseCertificate } from '../engine/fairplay.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
-import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
+import { createLicenseSender } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
 import { renewEachLoad } from '../engine/renewal.ts';
 
@@ -73,9 +73,7 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   for (const { keySystem, certificate, url } of serverCertificates(opts)) {
     const system = drmSystems[keySystem];
     if (system && !system.serverCertificateUrl) {
-      system.serverCertificateUrl = certificate
-        ? `data:application/octet-stream;base64,${toBase64(certificate)}`
-        : url;
+      system.serverCertificateUrl = certificate ? dataUrl(certificate) : url;
       if (url) certificateUrls.add(url);
     }
   }
@@ -130,17 +128,14 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
         () => contentIdFromSkd(decryptdata?.uri),
       );
       const license = await sender.send({
+        ...app,
         keySystem,
         drmType,
         cid,
-        url: app.url,
-        body: app.body,
-        headers: app.headers,
-        credentials: app.credentials,
         licenseRequestType: keyContext.keyRequests?.[decryptdata?.uri]?.status ?? null,
         session,
       });
-      xhr.open('POST', licenseDataUrl(license), true);
+      xhr.open('POST', dataUrl(license), true);
     } catch (error) {
       // The app moved on: hls.js has let go of this key session, and a rejection would become a
       // fatal error (and stopLoad()) for the asset now loading.
@@ -178,13 +173,10 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     media: () => hls.media,
     send: sender.send,
     refused(error) {
-      const fatal = {
+      (hls as unknown as { trigger(event: string, data: object): void }).trigger('hlsError', {
         type: 'keySystemError',
         details: 'keySystemLicenseRequestFailed',
         fatal: true,
-      };
-      (hls.trigger as (event: string, data: object) => void).call(hls, 'hlsError', {
-        ...fatal,
         error,
       });
       hls.stopLoad();

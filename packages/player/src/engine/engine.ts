@@ -216,9 +216,9 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
             return value;
           } catch (error) {
             // A fetch that no load waits for any more (the app moved on, the handle was detached)
-            // reports nothing: a dropped load is no error, on every player. withTokenDeadline
-            // rejects with LicenseAuthErrors only.
-            if (!signal.aborted && error !== cleared) {
+            // or that clearTokens() aborted reports nothing: a dropped load is no error, on every
+            // player. withTokenDeadline rejects with LicenseAuthErrors only.
+            if (!signal.aborted) {
               emit('tokenFailed', {
                 ...base,
                 durationMs: opts.now() - startedAt,

@@ -121,9 +121,8 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     context: RequestContext | undefined,
     drmInfo: DrmInfo,
     drmType: DrmType,
+    state: State | undefined,
   ): Promise<void> => {
-    let state = states.get(request);
-    if (state?.refused) throw state.refused;
     if (!state) {
       const { keySystem } = drmInfo;
       const session = await deps.sessionOf(request, context);
@@ -184,15 +183,13 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     if (kind && !LICENSE_MESSAGES.includes(kind)) return;
     const drmType = drmTypeFor(drmInfo.keySystem, options.drmTypes);
     if (!drmType) return;
-    // Shaka runs the filters once more after the last attempt and then sends nothing: only a
-    // refusal has to surface there.
-    if (request.attempt >= request.retryParameters.maxAttempts) {
-      const refused = states.get(request)?.refused;
-      if (refused) throw refused;
-      return;
-    }
+    // A refusal surfaces on every attempt; Shaka runs the filters once more after the last
+    // attempt and then sends nothing.
+    const state = states.get(request);
+    if (state?.refused) throw state.refused;
+    if (request.attempt >= request.retryParameters.maxAttempts) return;
     engine.checkHeader([request.uris[request.attempt % request.uris.length] ?? '']);
-    return authorise(request, context, drmInfo, drmType);
+    return authorise(request, context, drmInfo, drmType, state);
   };
 
   /**

@@ -94,13 +94,11 @@ export function createLoadRouting(
     async sessionOf({ drmInfo, licenseRequestType }) {
       if (!drmInfo || !player.drmInfo) return engine.loads.current();
       // The player's load starts its DRM engine (and, with init data in the manifest, its first
-      // license requests) before the player reports it: a request of an engine the player does
-      // not report waits, while a load under way has not handed its DRM engine to the player
-      // yet, until the player says whose it is.
+      // license requests) before the player reports it: while a load under way has not handed
+      // its DRM engine to the player yet, a request waits until the player says whose it is.
       for (
         let waited = 0;
         waited < OWNER_WAIT_MS &&
-        drmInfo !== player.drmInfo() &&
         player.isFullyLoaded?.() === false &&
         !!player.getAssetUri?.() &&
         !player.drmInfo();

@@ -172,13 +172,20 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     now: opts.now,
   });
   const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
-  const post = () =>
-    opts.axios ? axiosPost(opts.axios) : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init)));
   // The renewal interval the site's last answer named (`x-renewal-interval`), if any did.
   let siteInterval: number | undefined;
   const heard = (header: unknown) => (siteInterval = renewalSeconds(header) ?? siteInterval);
   const fetchToken = withTokenDeadline(
-    opts.fetcher ?? createSiteFetcher(post(), source, opts.kind, opts.retry, heard),
+    opts.fetcher ??
+      createSiteFetcher(
+        opts.axios
+          ? axiosPost(opts.axios)
+          : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init))),
+        source,
+        opts.kind,
+        opts.retry,
+        heard,
+      ),
     source,
     opts.kind,
     opts.tokenTimeoutMs,

@@ -224,16 +224,10 @@ export function resolveOptions<GetContentId = unknown>(
   if (typeof o.header === 'string' && !/^[!#$%&'*+.^_`|~\w-]+$/.test(o.header)) {
     issues.push('header must be an HTTP header name');
   }
-  if ((o.tokenMinRemainingMs ?? 20_000) >= (o.tokenLifetimeMs ?? 60_000)) {
-    issues.push('tokenMinRemainingMs must be less than tokenLifetimeMs');
-  }
-  for (const issue of more(o)) if (issue) issues.push(issue);
-  if (issues.length > 0) throw invalidOptions(issues.join('; '));
-
   const given: Partial<ResolvedOptions> = Object.fromEntries(
     Object.entries(o).filter(([, v]) => v !== undefined),
   );
-  return {
+  const resolved = {
     header: 'x-drm-custom-data',
     headerGiven: o.header !== undefined,
     sessionRetries: 1,
@@ -249,6 +243,12 @@ export function resolveOptions<GetContentId = unknown>(
     url: o.tokenUrl ?? o.customDataUrl,
     fetcher: o.getToken ?? o.getCustomData,
     retry: { ...DEFAULT_RETRY, ...o.retry },
-    freshTokenCodes: (o.freshTokenCodes ?? [7011]).map(String),
   } as ResolvedOptions<GetContentId>;
+  if (resolved.tokenMinRemainingMs >= resolved.tokenLifetimeMs) {
+    issues.push('tokenMinRemainingMs must be less than tokenLifetimeMs');
+  }
+  for (const issue of more(o)) if (issue) issues.push(issue);
+  if (issues.length > 0) throw invalidOptions(issues.join('; '));
+  resolved.freshTokenCodes = (o.freshTokenCodes ?? [7011]).map(String);
+  return resolved;
 }

@@ -140,12 +140,6 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   ): BufferLike | null;
   /** Reports the answer to the request last sent (once), with the error it turned into. */
   report(x: LicenseExchange, status: number | undefined, error?: LicenseAuthError): void;
-  refusal(
-    x: LicenseExchange,
-    body: ServiceErrorBody,
-    status: number,
-    url: string,
-  ): LicenseAuthError;
   /**
    * A fresh token may fix this answer, and none was tried for the request yet: marks the request
    * `renewed` and forgets its token (send it once more); `false` otherwise.
@@ -341,7 +335,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       try {
         const { refusal, license = data } = readLicenseAnswer(data, x.keySystem, x.drmType);
         if (refusal) {
-          error = engine.refusal(x, refusal, status, url);
+          error = toServiceError(x, refusal, status, url);
           if (!engine.refresh(x, refusal)) throw error;
           return null;
         }
@@ -363,7 +357,6 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         ...(error && { error }),
       });
     },
-    refusal: toServiceError,
     // Proxy mode: a 401/403 is the site's decision, which a re-send would not change; a service
     // refusal a fresh token fixes (7011) is sent once more, and the proxy makes a fresh token for it.
     refresh(x, body, status) {

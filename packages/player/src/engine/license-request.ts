@@ -6,7 +6,7 @@ import { isFairPlay, type DrmType } from './key-systems.ts';
 import type { LoadSession } from './session.ts';
 import { playReadyChallenge } from './playready.ts';
 import { proxyFailure } from './proxy.ts';
-import { parseServiceError } from './service-error.ts';
+import { parseServiceError, toServiceError } from './service-error.ts';
 import { retryWait, sleep, withDeadline } from './retry.ts';
 import { RENEWAL_INTERVAL_HEADER } from './site-client.ts';
 
@@ -100,7 +100,7 @@ export function createLicenseSender(engine: Engine): LicenseSender {
           error =
             own ??
             (refusal
-              ? engine.refusal(x, refusal, status, to)
+              ? toServiceError(x, refusal, status, to)
               : failed(`The license server ${to} answered HTTP ${status}`));
           if (engine.refresh(x, refusal, status)) {
             engine.report(x, status, refusal ? error : undefined);

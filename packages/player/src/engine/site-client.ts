@@ -97,8 +97,7 @@ export function createSiteFetcher(
       res = await post(url, JSON.stringify({ cid, drm_type: drmType }), signal);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw siteError({ url, reason }, what, cid, error);
+      throw siteError({ url, reason: messageOf(error) }, what, cid, error);
     }
     const text = res.text.trim();
     // An empty 2xx answer is reported by withTokenDeadline, which checks every source.

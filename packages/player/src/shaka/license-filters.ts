@@ -4,7 +4,7 @@ import { contentIdFromSkd, normaliseCertificate, spcFormBody } from '../engine/f
 import { findLicenseAuthError } from '../engine/find-error.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES, type DrmType } from '../engine/key-systems.ts';
 import { proxyFailure } from '../engine/proxy.ts';
-import { parseServiceError } from '../engine/service-error.ts';
+import { parseServiceError, toServiceError } from '../engine/service-error.ts';
 import type { LoadSession } from '../engine/session.ts';
 import { RENEWAL_INTERVAL_HEADER } from '../engine/site-client.ts';
 import type { LicenseAuthEvents } from './events.ts';
@@ -250,7 +250,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       ? proxyFailure(data[2] as string, status ?? 0, url, state)
       : undefined;
     const body = own ? null : parseServiceError(data[2] as string);
-    const error = own ?? (body ? engine.refusal(state, body, status ?? 0, url) : undefined);
+    const error = own ?? (body ? toServiceError(state, body, status ?? 0, url) : undefined);
     engine.report(state, status, error);
     // Shaka runs the request filters once more even when no attempt is left, so a refusal thrown
     // there reaches the app in place of a bare HTTP status error.

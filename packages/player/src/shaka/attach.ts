@@ -1,4 +1,4 @@
-import { toBytes, utf8 } from '../engine/bytes.ts';
+import { toBytes } from '../engine/bytes.ts';
 import { createEngine } from '../engine/engine.ts';
 import { serverCertificates } from '../engine/certificates.ts';
 import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
@@ -213,7 +213,8 @@ export function attachLicenseAuth(
       const made = {
         uris: [url],
         method: 'POST',
-        body: typeof body === 'string' ? utf8(body) : toBytes(body),
+        // The driver hands over the CDM's message as bytes.
+        body,
         retryParameters: drm().retryParameters,
         licenseRequestType: 'license-renewal',
         drmInfo: target.drmInfo?.(),

@@ -162,6 +162,14 @@ export function attachLicenseAuth(
     });
   };
 
+  // The player's error (MEDIA_ERR_ENCRYPTED), which stops playback: the app hears why.
+  const playerError = (error: Error) =>
+    (player.error as ((e: object) => unknown) | undefined)?.call(player, {
+      code: 5,
+      message: error.message,
+      originalError: error,
+    });
+
   const keySystems: Record<string, VideoJsKeySystem> = {};
   // Key systems without a drm_type (not built in, not in drmTypes) stay the app's.
   for (const keySystem of Object.keys(engine.servers).filter((ks) =>
@@ -183,14 +191,7 @@ export function attachLicenseAuth(
             callback(error);
             // The plugin drops a failed renewal silently: the stream stops counting, the app
             // must hear why (e.g. the concurrent-stream limit).
-            if (renewal) {
-              const setError = player.error as ((e: object) => unknown) | undefined;
-              setError?.call(player, {
-                code: 5,
-                message: (error as Error).message,
-                originalError: error,
-              });
-            }
+            if (renewal) playerError(error as Error);
           },
         );
       },
@@ -220,12 +221,7 @@ export function attachLicenseAuth(
   const renew = renewEachLoad(engine, {
     send: sender.send,
     media: () => (player.tech?.(true) as { el?(): RenewalMedia } | undefined)?.el?.(),
-    refused: (error) =>
-      (player.error as ((e: object) => unknown) | undefined)?.call(player, {
-        code: 5,
-        message: error.message,
-        originalError: error,
-      }),
+    refused: playerError,
   });
   const onLoadStart = () => {
     renew(engine.loads.started(player.currentSrc?.()));

@@ -189,7 +189,7 @@ async function load(
     {
       media: () => media as unknown as HTMLMediaElement,
       refused: (e) => refused.push(e),
-      send: createLicenseSender(engine).send,
+      send: createLicenseSender(engine),
     },
     page,
   );
@@ -560,7 +560,7 @@ describe('the interval', () => {
       licenseRequestType: 'license-request',
       session: l.session,
     };
-    await createLicenseSender(l.engine).send(first);
+    await createLicenseSender(l.engine)(first);
     expect(l.engine.renewalIntervalSec()).toBe(3);
     await vi.advanceTimersByTimeAsync(2999);
     expect(site.licenses).toHaveLength(1);
@@ -574,7 +574,7 @@ describe('the interval', () => {
 
     // A license server the player calls itself does not set the site's interval.
     const direct = await load(site.fetch);
-    await createLicenseSender(direct.engine).send({ ...first, session: direct.session });
+    await createLicenseSender(direct.engine)({ ...first, session: direct.session });
     expect(direct.engine.renewalIntervalSec()).toBeUndefined();
     direct.driver.stop();
   });

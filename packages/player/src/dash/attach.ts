@@ -51,7 +51,7 @@ export function attachLicenseAuth(
     throw invalidOptions('player must be a dash.js MediaPlayer (dashjs 5.2 or later)');
   }
   const engine = createEngine(opts);
-  const sender = createLicenseSender(engine);
+  const send = createLicenseSender(engine);
   // dash.js 5.2 plays FairPlay (KeySystemFairPlay) where the browser has it: its server only with
   // the fairplay option, which brings the certificate its CDM needs.
   const servers = Object.entries(engine.servers).filter(
@@ -108,7 +108,7 @@ export function attachLicenseAuth(
         () => getContentId?.(request),
         () => null,
       );
-      const license = await sender.send({
+      const license = await send({
         keySystem: selected,
         drmType,
         cid,
@@ -165,7 +165,7 @@ export function attachLicenseAuth(
   };
   // A renewal refused for good: dash.js's error event, as for a refused license, and a reset.
   const renew = renewEachLoad(engine, {
-    send: sender.send,
+    send,
     media: () => (player.isReady() ? player.getVideoElement() : undefined),
     refused(error) {
       void fail(error);

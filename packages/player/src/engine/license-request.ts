@@ -26,15 +26,13 @@ export interface LicenseRequestInit {
   session: LoadSession;
 }
 
-export interface LicenseSender {
-  /**
-   * Sends a license request with the token, reads the answer before the CDM, and sends it once
-   * more with a fresh token when a fresh token can fix the refusal; retries what `retry` names.
-   * Resolves with the license as the CDM takes it; rejects with this package's errors only (when
-   * its session ended: `ABORTED`, and `session.movedOn` says whether that is no error at all).
-   */
-  send(init: LicenseRequestInit): Promise<Uint8Array>;
-}
+/**
+ * Sends a license request with the token, reads the answer before the CDM, and sends it once more
+ * with a fresh token when a fresh token can fix the refusal; retries what `retry` names. Resolves
+ * with the license as the CDM takes it; rejects with this package's errors only (when its session
+ * ended: `ABORTED`, and `session.movedOn` says whether that is no error at all).
+ */
+export type LicenseSender = (init: LicenseRequestInit) => Promise<Uint8Array>;
 
 /**
  * License requests for players whose hooks cannot re-send (hls.js, dash.js, video.js): the adapter
@@ -43,7 +41,7 @@ export interface LicenseSender {
 export function createLicenseSender(engine: Engine): LicenseSender {
   const { options: opts } = engine;
 
-  const send = async (init: LicenseRequestInit): Promise<Uint8Array> => {
+  return async (init) => {
     const { keySystem, url, licenseRequestType } = init;
     engine.checkHeader([url]);
     const message = typeof init.body === 'string' ? utf8(init.body) : toBytes(init.body);
@@ -126,6 +124,4 @@ export function createLicenseSender(engine: Engine): LicenseSender {
       throw reason;
     });
   };
-
-  return { send };
 }

@@ -42,13 +42,13 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
       'attach before hls.attachMedia(): hls.js turns EME on when the media is attached',
     );
   }
-  if (config.licenseXhrSetup && handleHooks.has(config.licenseXhrSetup)) {
+  if (handleHooks.has(config.licenseXhrSetup!)) {
     throw invalidOptions(
       'this hls.js instance has a handle already: attach once, or detach() first',
     );
   }
   const engine = createEngine(opts);
-  const sender = createLicenseSender(engine);
+  const send = createLicenseSender(engine);
   const appSetup = config.licenseXhrSetup;
   // Interstitial players are made from hls.userConfig: they get the handle's configuration too.
   const targets: Array<Partial<HlsConfig>> = [config, hls.userConfig];
@@ -127,7 +127,7 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
         () => getContentId?.(keyContext),
         () => contentIdFromSkd(decryptdata?.uri),
       );
-      const license = await sender.send({
+      const license = await send({
         ...app,
         keySystem,
         drmType,
@@ -171,7 +171,7 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   // A renewal refused for good: hls.js's fatal key system error, and the load stops.
   const renew = renewEachLoad(engine, {
     media: () => hls.media,
-    send: sender.send,
+    send,
     refused(error) {
       (hls as unknown as { trigger(event: string, data: object): void }).trigger('hlsError', {
         type: 'keySystemError',

@@ -86,7 +86,7 @@ export function attachLicenseAuth(
     );
   }
   const engine = createEngine(opts);
-  const sender = createLicenseSender(engine);
+  const send = createLicenseSender(engine);
   engine.checkHeader(Object.values(engine.servers));
   // The plugin becomes an object with its options once it runs for the player.
   if (typeof player.eme === 'function') (player.eme as () => void).call(player);
@@ -144,7 +144,7 @@ export function attachLicenseAuth(
       () => opts.getContentId?.({ keySystem, emeOptions: emeOptions as Record<string, unknown> }),
       () => skdId as string | null,
     );
-    return sender.send({
+    return send({
       keySystem,
       drmType,
       cid,
@@ -219,7 +219,7 @@ export function attachLicenseAuth(
     attached && engine.prefetch(request, Object.keys(keySystems), engine.loads.current());
   // A renewal refused for good: the player's error (MEDIA_ERR_ENCRYPTED), which stops playback.
   const renew = renewEachLoad(engine, {
-    send: sender.send,
+    send,
     media: () => (player.tech?.(true) as { el?(): RenewalMedia } | undefined)?.el?.(),
     refused: playerError,
   });

@@ -44,7 +44,7 @@ export interface LicenseExchange {
    * A fresh token was tried for this license request already (the cached one was forgotten when
    * it was refused): the next refusal is final.
    */
-  renewed: boolean;
+  renewed?: boolean;
   /** The service refused for good; sending again would only fail again. */
   refused?: LicenseAuthError;
   /**
@@ -293,7 +293,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       // A load that made a license request already: this one is a key rotation or a renewal.
       const renewal = session.used !== undefined || type === RENEWAL;
       session.used = cid;
-      return { keySystem, drmType, cid, session, type, renewed: false, renewal };
+      return { keySystem, drmType, cid, session, type, renewal };
     },
     async authorize(x, headers, attempt, url) {
       const startedAt = opts.now();
@@ -323,7 +323,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         tokenWaitMs: x.sentAt - startedAt,
         tokenSource: token?.source ?? 'proxy',
         licenseRequestType: x.type,
-        refreshed: x.renewed,
+        refreshed: !!x.renewed,
       });
       return proxy && proxyUrl(proxy, x.drmType, x.cid);
     },

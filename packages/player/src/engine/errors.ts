@@ -33,7 +33,7 @@ export type LicenseAuthErrorCode =
  */
 export class LicenseAuthError extends Error {
   override name = 'LicenseAuthError';
-  readonly code: LicenseAuthErrorCode;
+  declare readonly code: LicenseAuthErrorCode;
 
   constructor(code: LicenseAuthErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -239,7 +239,8 @@ export function resolveOptions<GetContentId = unknown>(
     autoPrefetch: true,
     now: () => performance.now(),
     ...given,
-    kind: o.customDataUrl !== undefined || o.getCustomData !== undefined ? 'custom data' : 'token',
+    // Checked above: a given source is a non-empty string or a function.
+    kind: (o.customDataUrl ?? o.getCustomData) ? 'custom data' : 'token',
     url: o.tokenUrl ?? o.customDataUrl,
     fetcher: o.getToken ?? o.getCustomData,
     retry: { ...DEFAULT_RETRY, ...o.retry },

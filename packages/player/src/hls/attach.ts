@@ -59,8 +59,7 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     ...config.drmSystems,
   };
   for (const [keySystem, url] of Object.entries(engine.servers)) {
-    const given = drmSystems[keySystem];
-    drmSystems[keySystem] = { ...given, licenseUrl: given?.licenseUrl ?? url };
+    drmSystems[keySystem] = { licenseUrl: url, ...drmSystems[keySystem] };
   }
   engine.checkHeader(
     Object.entries(drmSystems)
@@ -158,6 +157,17 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   let attached = true;
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
     attached && engine.prefetch(request, Object.keys(drmSystems), engine.loads.current());
+  const detach = () => {
+    if (!attached) return;
+    attached = false;
+    for (const [name, listener] of Object.entries(listeners)) events.off(name, listener);
+    engine.destroy();
+    if (config.licenseXhrSetup !== licenseXhrSetup) return;
+    targets.forEach((target, i) => {
+      for (const key of CONFIG_KEYS) delete target[key];
+      Object.assign(target, previous[i]);
+    });
+  };
   const listeners = {
     hlsManifestLoading: () => {
       renew(engine.loads.started());
@@ -166,7 +176,7 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     // detachMedia() and transferMedia() (picture-in-picture, another element, an interstitial)
     // keep the source and its key sessions: its requests go on, and the key session they were
     // for has its license when the media is back.
-    hlsDestroying: () => detach(),
+    hlsDestroying: detach,
   };
   // A renewal refused for good: hls.js's fatal key system error, and the load stops.
   const renew = renewEachLoad(engine, {
@@ -188,17 +198,6 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   };
   for (const [name, listener] of Object.entries(listeners)) events.on(name, listener);
 
-  const detach = () => {
-    if (!attached) return;
-    attached = false;
-    for (const [name, listener] of Object.entries(listeners)) events.off(name, listener);
-    engine.destroy();
-    if (config.licenseXhrSetup !== licenseXhrSetup) return;
-    targets.forEach((target, i) => {
-      for (const key of CONFIG_KEYS) delete target[key];
-      Object.assign(target, previous[i]);
-    });
-  };
   const { clearTokens } = engine;
   return { prefetch, load: engine.loads.name, clearTokens, detach, on: engine.emitter.on };
 }
@@ -207,7 +206,7 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
 interface AppRequest {
   url: string;
   headers: Record<string, string>;
-  credentials: 'include' | undefined;
+  credentials?: 'include';
   body: Uint8Array | string;
 }
 
@@ -223,7 +222,7 @@ async function appRequest(
   keyContext: HlsKeyContext,
   challenge: Uint8Array,
 ): Promise<AppRequest> {
-  const request: AppRequest = { url, headers: {}, credentials: undefined, body: challenge };
+  const request: AppRequest = { url, headers: {}, body: challenge };
   if (!setup) return request;
   const recorder = {
     readyState: 0,

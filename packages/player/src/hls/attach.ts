@@ -59,7 +59,8 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     ...config.drmSystems,
   };
   for (const [keySystem, url] of Object.entries(engine.servers)) {
-    drmSystems[keySystem] = { licenseUrl: url, ...drmSystems[keySystem] };
+    const given = drmSystems[keySystem];
+    drmSystems[keySystem] = { ...given, licenseUrl: given?.licenseUrl ?? url };
   }
   engine.checkHeader(
     Object.entries(drmSystems)

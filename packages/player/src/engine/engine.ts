@@ -246,9 +246,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       if (sessions.size < MAX_OPEN) break;
       if (!old.player) old.end('Too many loads open.');
     }
-    const session = openSession(cid);
+    const session = openSession(cid, () => sessions.delete(session));
     sessions.add(session);
-    session.signal.addEventListener('abort', () => sessions.delete(session), { once: true });
     return session;
   };
   let lastKeySystem: string | undefined;

@@ -26,7 +26,8 @@ export interface LoadSession {
   player?: boolean;
 }
 
-export function openSession(cid: string | undefined): LoadSession {
+/** `ended`: called as the session ends, before what waits on its signal hears it. */
+export function openSession(cid: string | undefined, ended: () => void): LoadSession {
   const controller = new AbortController();
   const session = {
     cid,
@@ -37,6 +38,7 @@ export function openSession(cid: string | undefined): LoadSession {
       if (session.ended) return;
       session.ended = true;
       session.movedOn = quietly;
+      ended();
       controller.abort(new LicenseAuthError('ABORTED', why));
     },
   };

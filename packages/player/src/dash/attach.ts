@@ -80,7 +80,6 @@ export function attachLicenseAuth(
   const protectionData = merged(options.protectionData);
   player.setProtectionData(protectionData);
 
-  const getContentId = opts.getContentId;
   let keySystem: string | undefined;
   const configured = Object.keys(protectionData).filter((ks) => drmTypeFor(ks, opts.drmTypes));
 
@@ -105,7 +104,7 @@ export function attachLicenseAuth(
         opts,
         session,
         selected,
-        () => getContentId?.(request),
+        () => opts.getContentId?.(request),
         () => null,
       );
       const license = await send({

@@ -106,7 +106,6 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     }
   };
 
-  const getContentId = opts.getContentId;
   // hls.js calls the hook a second time when it rejects: the second call fails the same way.
   const failures = new WeakMap<Uint8Array, unknown>();
 
@@ -124,7 +123,7 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
         opts,
         session,
         keySystem,
-        () => getContentId?.(keyContext),
+        () => opts.getContentId?.(keyContext),
         () => contentIdFromSkd(decryptdata?.uri),
       );
       const license = await send({
@@ -199,8 +198,13 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   };
   for (const [name, listener] of Object.entries(listeners)) events.on(name, listener);
 
-  const { clearTokens } = engine;
-  return { prefetch, load: engine.loads.name, clearTokens, detach, on: engine.emitter.on };
+  return {
+    prefetch,
+    load: engine.loads.name,
+    clearTokens: engine.clearTokens,
+    detach,
+    on: engine.emitter.on,
+  };
 }
 
 /** What an app's `licenseXhrSetup` asked for: the URL it opened, its headers, cookies, body. */

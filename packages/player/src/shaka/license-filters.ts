@@ -72,7 +72,6 @@ interface State extends LicenseExchange {
 export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   const { engine, net } = deps;
   const options = engine.options;
-  const getContentId = options.getContentId as GetContentId | undefined;
   const states = new WeakMap<ShakaRequest, State>();
   const made = new WeakMap<ShakaRequest, Made>();
   const droppedErrors = new WeakSet<object>();
@@ -132,7 +131,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
         options,
         session,
         keySystem,
-        () => getContentId?.(drmInfo, request),
+        () => (options.getContentId as GetContentId | undefined)?.(drmInfo, request),
         () =>
           [request.initData, ...(drmInfo.keySystemUris ?? []), drmInfo.initData?.[0]?.initData]
             .map((source) => contentIdFromSkd(source))

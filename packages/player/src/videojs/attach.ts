@@ -239,12 +239,11 @@ export function attachLicenseAuth(
   };
   player.on('loadstart', onLoadStart);
   player.on('dispose', detach);
-  const { clearTokens } = engine;
   return {
     keySystems,
     prefetch,
     load: engine.loads.name,
-    clearTokens,
+    clearTokens: engine.clearTokens,
     detach,
     on: engine.emitter.on,
   };

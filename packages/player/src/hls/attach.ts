@@ -77,8 +77,7 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
       if (url) certificateUrls.add(url);
     }
   }
-  const Loader = config.loader;
-  const loader = class extends Loader {
+  const loader = class extends config.loader {
     override load(
       context: LoaderContext,
       loaderConfig: LoaderConfiguration,

@@ -95,20 +95,20 @@ export function attachLicenseAuth(
   };
 
   const requestFilter = async (request: LicenseRequest): Promise<void> => {
-    const selected = keySystem ?? (configured.length === 1 ? configured[0] : undefined);
+    const selected = keySystem ?? (configured.length === 1 ? configured[0]! : undefined);
     const drmType = selected && drmTypeFor(selected, opts.drmTypes);
-    if (!selected || !drmType || !LICENSE_MESSAGES.includes(request.messageType)) return;
+    if (!drmType || !LICENSE_MESSAGES.includes(request.messageType)) return;
     const session = engine.loads.current();
     try {
       const cid = await resolveContentId(
         opts,
         session,
-        selected,
+        selected!,
         () => opts.getContentId?.(request),
         () => null,
       );
       const license = await send({
-        keySystem: selected,
+        keySystem: selected!,
         drmType,
         cid,
         url: request.url,

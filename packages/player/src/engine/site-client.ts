@@ -205,14 +205,10 @@ function siteError(
 /** The site's reason from a JSON error (`message`/`error`) or the start of its text. */
 function reasonOf(text: string): string | undefined {
   if (!text) return undefined;
-  try {
-    const body = JSON.parse(text) as Record<string, unknown>;
-    const said = body['message'] ?? body['error'] ?? body['reason'];
-    if (typeof said === 'string') return said.slice(0, 200);
-  } catch {
-    // Not JSON: the text itself is the reason.
-  }
-  return text.slice(0, 200);
+  // Not JSON, or JSON without one: the text itself is the reason.
+  const body = readJsonObject(text);
+  const said = body?.['message'] ?? body?.['error'] ?? body?.['reason'];
+  return (typeof said === 'string' ? said : text).slice(0, 200);
 }
 
 const messageOf = (error: unknown): string =>

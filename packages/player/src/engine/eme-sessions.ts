@@ -76,7 +76,7 @@ export function recordEmeSessions(
     try {
       configuration = this.getConfiguration();
     } catch {
-      configuration = undefined;
+      // Not known: the driver says so where it matters (Widevine).
     }
     keysOf.set(keys, { keySystem: this.keySystem, configuration, sessions: new Set() });
     return keys;

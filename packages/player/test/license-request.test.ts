@@ -57,7 +57,7 @@ function setup(
     engine.emitter.on(name, (event) => events.push([name, event]));
   }
   const send = (init: { keySystem?: string; body?: Uint8Array; url?: string } = {}) =>
-    sender.send({
+    sender({
       keySystem: init.keySystem ?? 'org.w3.clearkey',
       drmType:
         init.keySystem === 'com.apple.fps'

@@ -189,7 +189,7 @@ async function load(
     {
       media: () => media as unknown as HTMLMediaElement,
       refused: (e) => refused.push(e),
-      send: createLicenseSender(engine).send,
+      send: createLicenseSender(engine),
     },
     page,
   );
@@ -290,8 +290,8 @@ test('a renewal request the player sends (licenseRequestType license-renewal) ne
   const session = engine.loads.started();
   const headers = (type: string) => {
     const h: Record<string, string> = {};
-    const x = engine.begin('com.apple.fps', 'FairPlay', CID, session);
-    return engine.authorize(x, h, 0, type, LICENSE_URL).then(() => h['x-drm-custom-data']);
+    const x = engine.begin('com.apple.fps', 'FairPlay', CID, session, type);
+    return engine.authorize(x, h, 0, LICENSE_URL).then(() => h['x-drm-custom-data']);
   };
   expect(await headers('license-request')).toBe('token-1');
   expect(await headers('license-request')).toBe('token-1');
@@ -560,7 +560,7 @@ describe('the interval', () => {
       licenseRequestType: 'license-request',
       session: l.session,
     };
-    await createLicenseSender(l.engine).send(first);
+    await createLicenseSender(l.engine)(first);
     expect(l.engine.renewalIntervalSec()).toBe(3);
     await vi.advanceTimersByTimeAsync(2999);
     expect(site.licenses).toHaveLength(1);
@@ -574,7 +574,7 @@ describe('the interval', () => {
 
     // A license server the player calls itself does not set the site's interval.
     const direct = await load(site.fetch);
-    await createLicenseSender(direct.engine).send({ ...first, session: direct.session });
+    await createLicenseSender(direct.engine)({ ...first, session: direct.session });
     expect(direct.engine.renewalIntervalSec()).toBeUndefined();
     direct.driver.stop();
   });
@@ -624,10 +624,19 @@ describe('the stream ID', () => {
     const engine = createEngine(
       resolveOptions({ tokenUrl: TOKEN_URL, licenseServer: LICENSE_URL, fetch: site.fetch }),
     );
-    const a = engine.loads.started('a');
-    const b = engine.loads.started('b');
-    expect(engine.streamIdOf(a)).not.toBe(engine.streamIdOf(b));
-    expect(engine.streamIdOf(a)).toBe(engine.streamIdOf(a));
+    // The header a license request of the load sends to the local license server.
+    const streamId = async (session: LoadSession) => {
+      const h: Record<string, string> = {};
+      const x = engine.begin('org.w3.clearkey', 'Widevine', CID, session, 'license-request');
+      await engine.authorize(x, h, 0, LICENSE_URL);
+      return h['x-drm-stream-id'];
+    };
+    const a = engine.open('a');
+    const b = engine.open('b');
+    const first = await streamId(a);
+    expect(first).toMatch(/^[\da-f-]{36}$/);
+    expect(await streamId(b)).not.toBe(first);
+    expect(await streamId(a)).toBe(first);
     engine.destroy();
   });
 });

@@ -213,7 +213,7 @@ describe('a token-endpoint outage at the start of a load and at a key rotation',
     );
     const session = engine.loads.current();
     const send = (licenseRequestType = 'license-request') =>
-      createLicenseSender(engine).send({
+      createLicenseSender(engine)({
         keySystem: 'org.w3.clearkey',
         drmType: 'Widevine',
         cid: 'movie-1',
@@ -332,7 +332,7 @@ describe('a license request an adapter sends itself: attempts and the license de
       }),
     );
     const send = () =>
-      createLicenseSender(engine).send({
+      createLicenseSender(engine)({
         keySystem: 'org.w3.clearkey',
         drmType: 'Widevine',
         cid: 'movie-1',

@@ -7,7 +7,14 @@ import { createEngine } from '../src/engine/engine.ts';
 import { resolveOptions } from '../src/engine/options.ts';
 import type { LicenseAuthEvents } from '../src/shaka/events.ts';
 import { createLicenseFilters } from '../src/shaka/license-filters.ts';
-import { RequestType, type ShakaRequest, type ShakaResponse } from '../src/shaka/shaka-types.ts';
+import {
+  RequestType,
+  type NetworkingEngine,
+  type RequestFilter,
+  type ResponseFilter,
+  type ShakaRequest,
+  type ShakaResponse,
+} from '../src/shaka/shaka-types.ts';
 
 const PROXY = 'http://localhost:3000/drm/license';
 
@@ -20,11 +27,19 @@ function filtersOver(options: {
     resolveOptions({ contentId: 'movie-1', ...options }),
   );
   const session = engine.loads.started();
-  const filters = createLicenseFilters({
+  // The networking engine the filters go on: no request is sent through it in this test.
+  const filters: { request?: RequestFilter; response?: ResponseFilter } = {};
+  const net = {
+    request: () => {
+      throw new Error('no re-send in this test');
+    },
+    registerRequestFilter: (filter: RequestFilter) => (filters.request = filter),
+    registerResponseFilter: (filter: ResponseFilter) => (filters.response = filter),
+  } as unknown as NetworkingEngine;
+  createLicenseFilters({
     engine,
     sessionOf: async () => session,
-    original: (made) => ({ body: made.body, headers: made.headers }),
-    send: () => Promise.reject(new Error('no re-send in this test')),
+    net,
     certificateUrls: new Set(),
   });
   /** One license request through the filters, answered with `headers`. */
@@ -40,7 +55,7 @@ function filtersOver(options: {
       licenseRequestType: 'license-request',
       drmInfo: { keySystem: 'org.w3.clearkey' },
     } as unknown as ShakaRequest;
-    await filters.requestFilter(RequestType.LICENSE, request, undefined);
+    await filters.request!(RequestType.LICENSE, request, undefined);
     const response = {
       uri: request.uris[0],
       originalUri: request.uris[0],
@@ -49,7 +64,7 @@ function filtersOver(options: {
       data: new TextEncoder().encode('{"keys":[]}'),
       headers,
     } as unknown as ShakaResponse;
-    await filters.responseFilter(RequestType.LICENSE, response, undefined);
+    await filters.response!(RequestType.LICENSE, response, undefined);
   };
   return { engine, exchange };
 }

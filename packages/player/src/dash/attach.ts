@@ -4,13 +4,13 @@ import type {
   MediaPlayerClass,
   ProtectionDataSet,
 } from 'dashjs';
-import { toBase64 } from '../engine/bytes.ts';
+import { dataUrl, toBase64 } from '../engine/bytes.ts';
 import { fetchCertificate, serverCertificates } from '../engine/certificates.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { renewEachLoad } from '../engine/renewal.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES } from '../engine/key-systems.ts';
-import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
+import { createLicenseSender } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
 
 /** Options of the dash.js adapter: the common options (FairPlay too, with dash.js 5.2's KeySystemFairPlay) plus dash.js's own. */
@@ -51,7 +51,7 @@ export function attachLicenseAuth(
     throw invalidOptions('player must be a dash.js MediaPlayer (dashjs 5.2 or later)');
   }
   const engine = createEngine(opts);
-  const sender = createLicenseSender(engine);
+  const send = createLicenseSender(engine);
   // dash.js 5.2 plays FairPlay (KeySystemFairPlay) where the browser has it: its server only with
   // the fairplay option, which brings the certificate its CDM needs.
   const servers = Object.entries(engine.servers).filter(
@@ -80,7 +80,6 @@ export function attachLicenseAuth(
   const protectionData = merged(options.protectionData);
   player.setProtectionData(protectionData);
 
-  const getContentId = opts.getContentId;
   let keySystem: string | undefined;
   const configured = Object.keys(protectionData).filter((ks) => drmTypeFor(ks, opts.drmTypes));
 
@@ -96,20 +95,20 @@ export function attachLicenseAuth(
   };
 
   const requestFilter = async (request: LicenseRequest): Promise<void> => {
-    const selected = keySystem ?? (configured.length === 1 ? configured[0] : undefined);
+    const selected = keySystem ?? (configured.length === 1 ? configured[0]! : undefined);
     const drmType = selected && drmTypeFor(selected, opts.drmTypes);
-    if (!selected || !drmType || !LICENSE_MESSAGES.includes(request.messageType)) return;
+    if (!drmType || !LICENSE_MESSAGES.includes(request.messageType)) return;
     const session = engine.loads.current();
     try {
       const cid = await resolveContentId(
         opts,
         session,
-        selected,
-        () => getContentId?.(request),
+        selected!,
+        () => opts.getContentId?.(request),
         () => null,
       );
-      const license = await sender.send({
-        keySystem: selected,
+      const license = await send({
+        keySystem: selected!,
         drmType,
         cid,
         url: request.url,
@@ -121,7 +120,7 @@ export function attachLicenseAuth(
       });
       // dash.js adds CMCD after the filters ran (query mode: to the URL, which would break the
       // data: URL): the request keeps what the handle set, which goes to no server.
-      const answered = licenseDataUrl(license);
+      const answered = dataUrl(license);
       request.withCredentials = false;
       Object.defineProperties(request, {
         url: { get: () => answered, set() {} },
@@ -137,7 +136,7 @@ export function attachLicenseAuth(
   const certificateFilter = async (request: CertificateRequest): Promise<void> => {
     if (!certificateUrls.has(request.url)) return;
     const certificate = await fetchCertificate(opts, request.url).catch(fail);
-    request.url = `data:application/octet-stream;base64,${toBase64(certificate)}`;
+    request.url = dataUrl(certificate);
   };
 
   let attached = true;
@@ -165,11 +164,10 @@ export function attachLicenseAuth(
   };
   // A renewal refused for good: dash.js's error event, as for a refused license, and a reset.
   const renew = renewEachLoad(engine, {
-    send: sender.send,
+    send,
     media: () => (player.isReady() ? player.getVideoElement() : undefined),
     refused(error) {
-      const data = { error: { code: LICENSER_ERROR, message: error.message, data: error } };
-      player.trigger('error' as never, data, {});
+      void fail(error);
       player.reset();
     },
   });

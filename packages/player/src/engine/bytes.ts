@@ -28,6 +28,10 @@ export function fromBase64(text: string): Uint8Array | null {
   }
 }
 
+/** Bytes as a `data:` URL, for players that only load them from a URL of their own. */
+export const dataUrl = (bytes: Uint8Array): string =>
+  `data:application/octet-stream;base64,${toBase64(bytes)}`;
+
 export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 /** Decodes UTF-8, or UTF-16LE when the bytes look like it (as skd init data from Shaka does). */

@@ -4,6 +4,8 @@
  * and video.js keep their sessions to themselves), so the recorder wraps two EME methods on their
  * prototypes, once per page; the wrappers only remember and call the browser's own.
  */
+import { toBytes } from './bytes.ts';
+
 // The EME members the recorder and the driver use, named here: the repository's type check runs
 // without the DOM library.
 /** The bytes EME methods take. */
@@ -58,13 +60,6 @@ export interface EmeClasses {
 const keysOf = new WeakMap<EmeKeys, RecordedKeys>();
 const installed = new WeakSet<object>();
 
-const copy = (data: EmeBytes): Uint8Array<ArrayBuffer> =>
-  ArrayBuffer.isView(data)
-    ? new Uint8Array(
-        (data.buffer as ArrayBuffer).slice(data.byteOffset, data.byteOffset + data.byteLength),
-      )
-    : new Uint8Array(data.slice(0));
-
 /** Starts recording on these classes (the page's by default); a second call does nothing. */
 export function recordEmeSessions(
   classes: Partial<EmeClasses> = globalThis as Partial<EmeClasses>,
@@ -81,7 +76,7 @@ export function recordEmeSessions(
     try {
       configuration = this.getConfiguration();
     } catch {
-      configuration = undefined;
+      // Not known: the driver says so where it matters (Widevine).
     }
     keysOf.set(keys, { keySystem: this.keySystem, configuration, sessions: new Set() });
     return keys;
@@ -97,24 +92,21 @@ export function recordEmeSessions(
       const record: RecordedSession = {
         session,
         initDataType,
-        initData: copy(initData),
+        // A copy: the player may reuse its buffer.
+        initData: new Uint8Array(toBytes(initData)),
         closed: false,
       };
       keys.sessions.add(record);
-      void session.closed.then(
-        () => forget(keys, record),
-        () => forget(keys, record),
-      );
+      const forget = () => {
+        record.closed = true;
+        keys.sessions.delete(record);
+      };
+      void session.closed.then(forget, forget);
       return generateRequest.call(session, initDataType, initData);
     };
     return session;
   };
   return true;
-}
-
-function forget(keys: RecordedKeys, record: RecordedSession): void {
-  record.closed = true;
-  keys.sessions.delete(record);
 }
 
 /** What the recorder knows of these media keys (created while it recorded), else `undefined`. */

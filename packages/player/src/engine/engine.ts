@@ -35,27 +35,30 @@ export interface LicenseExchange {
   cid: string;
   /** The load the request belongs to: its end drops the request. */
   session: LoadSession;
+  /** The EME message type (`license-request`, `license-renewal`, ...), `null` when not known. */
+  type: string | null;
   token?: string;
-  sentAt: number;
-  /** The previous attempt was refused with HTTP 401/403: invalidate its token and fetch another. */
-  renewToken: boolean;
-  /** A fresh token was tried for this license request already: the next refusal is final. */
-  renewed: boolean;
+  /** When the request last went out; `undefined` once its answer was reported. */
+  sentAt?: number;
+  /**
+   * A fresh token was tried for this license request already (the cached one was forgotten when
+   * it was refused): the next refusal is final.
+   */
+  renewed?: boolean;
   /** The service refused for good; sending again would only fail again. */
   refused?: LicenseAuthError;
-  /** A request went out and its answer has not been reported yet. */
-  awaiting: boolean;
   /**
    * Not the load's first license request, or a `license-renewal`: a key rotation or a renewal,
    * whose token is retried within `retry.renewalWindowMs` (playback is running).
    */
   renewal: boolean;
-  /** This request is a license renewal (`licenseRequestType: 'license-renewal'`). */
-  renewalMessage?: boolean;
 }
 
 /** The emulator's stream ID header (its README, Streams): sent to local license servers only. */
 export const STREAM_ID_HEADER = 'x-drm-stream-id';
+
+/** The EME message type of a license renewal. */
+export const RENEWAL = 'license-renewal';
 
 export interface Engine<E extends EngineEvents = EngineEvents> {
   readonly options: ResolvedOptions;
@@ -94,9 +97,14 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     configured: readonly string[],
     session: LoadSession,
   ): Promise<boolean>;
-  begin(keySystem: string, drmType: DrmType, cid: string, session: LoadSession): LicenseExchange;
-  /** Marks a `license-renewal` request a renewal; says whether `x` is one. */
-  isRenewal(x: LicenseExchange, licenseRequestType: string | null): boolean;
+  /** A license request of `session`, of the EME message type `type` (`null`: not known). */
+  begin(
+    keySystem: string,
+    drmType: DrmType,
+    cid: string,
+    session: LoadSession,
+    type: string | null,
+  ): LicenseExchange;
   /**
    * Attaches a token to `headers` (a fresh one after a 401/403) and reports the request sent. In
    * proxy mode it attaches none and resolves the URL to send to instead (the proxy's, with
@@ -106,18 +114,13 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     x: LicenseExchange,
     headers: Record<string, string>,
     attempt: number,
-    licenseRequestType: string | null,
-    url?: string,
+    url: string,
   ): Promise<string | undefined>;
   /**
    * Seconds between renewals: the `renewal.intervalSec` option, else the site's last
    * `x-renewal-interval` answer; `undefined` when neither says.
    */
   renewalIntervalSec(): number | undefined;
-  /** The cid the load's license requests went with last, if any went. */
-  cidOf(session: LoadSession): string | undefined;
-  /** The load's stream ID, sent as `x-drm-stream-id` to local license servers only. */
-  streamIdOf(session: LoadSession): string;
 
   /**
    * Reads a 2xx answer before the CDM: the license as the CDM takes it, or `null` when a fresh
@@ -137,16 +140,16 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
   ): BufferLike | null;
   /** Reports the answer to the request last sent (once), with the error it turned into. */
   report(x: LicenseExchange, status: number | undefined, error?: LicenseAuthError): void;
-  refusal(
-    x: LicenseExchange,
-    body: ServiceErrorBody,
-    status: number,
-    url: string,
-  ): LicenseAuthError;
-  /** A fresh token may fix this answer, and none was tried for the request yet. */
-  canRefresh(x: LicenseExchange, body: ServiceErrorBody | null, status?: number): boolean;
+  /**
+   * A fresh token may fix this answer, and none was tried for the request yet: marks the request
+   * `renewed` and forgets its token (send it once more); `false` otherwise.
+   */
+  refresh(x: LicenseExchange, body: ServiceErrorBody | null, status?: number): boolean;
   destroy(): void;
 }
+
+/** What an event says of the license request it is about. */
+const about = ({ keySystem, drmType, cid }: LicenseExchange) => ({ keySystem, drmType, cid });
 
 /** Preloads and downloads open at once, at most (each holds its cid and waits). */
 const MAX_OPEN = 32;
@@ -163,20 +166,25 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     now: opts.now,
   });
   const source = opts.url ?? (opts.kind === 'token' ? 'getToken()' : 'getCustomData()');
-  const post = () =>
-    opts.axios ? axiosPost(opts.axios) : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init)));
+  // The renewal interval the site's last answer named (`x-renewal-interval`), if any did.
   let siteInterval: number | undefined;
+  const heard = (header: unknown) => (siteInterval = renewalSeconds(header) ?? siteInterval);
   const fetchToken = withTokenDeadline(
     opts.fetcher ??
-      createSiteFetcher(post(), source, opts.kind, opts.retry, (sec) => (siteInterval = sec)),
+      createSiteFetcher(
+        opts.axios
+          ? axiosPost(opts.axios)
+          : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init))),
+        source,
+        opts.kind,
+        opts.retry,
+        heard,
+      ),
     source,
     opts.kind,
     opts.tokenTimeoutMs,
   );
   const keyOf = (cid: string, drmType: DrmType) => `${drmType}\n${cid}`;
-  const invalidate = (x: LicenseExchange) => {
-    if (x.token !== undefined) cache.invalidate(keyOf(x.cid, x.drmType), x.token);
-  };
 
   const { windowMs, renewalWindowMs } = opts.retry;
   // The reason of the last clearTokens(): a fetch it aborted is no failure, and a wait it cut
@@ -209,9 +217,9 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
             return value;
           } catch (error) {
             // A fetch that no load waits for any more (the app moved on, the handle was detached)
-            // reports nothing: a dropped load is no error, on every player. withTokenDeadline
-            // rejects with LicenseAuthErrors only.
-            if (!signal.aborted && error !== cleared) {
+            // or that clearTokens() aborted reports nothing: a dropped load is no error, on every
+            // player. withTokenDeadline rejects with LicenseAuthErrors only.
+            if (!signal.aborted) {
               emit('tokenFailed', {
                 ...base,
                 durationMs: opts.now() - startedAt,
@@ -231,29 +239,18 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   };
 
   // Sessions open, oldest first. A preload the app never plays stays open: past MAX_OPEN, the
-  // oldest ends (quietly), never the player's own load.
+  // oldest ends (quietly), never the player's own load (nor the preload it takes).
   const sessions = new Set<LoadSession>();
-  const players = new WeakSet<LoadSession>();
   const open = (cid: string | undefined): LoadSession => {
     for (const old of sessions) {
       if (sessions.size < MAX_OPEN) break;
-      if (!players.has(old)) old.end('Too many loads open.');
+      if (!old.player) old.end('Too many loads open.');
     }
-    const session = openSession(cid);
+    const session = openSession(cid, () => sessions.delete(session));
     sessions.add(session);
-    session.signal.addEventListener('abort', () => sessions.delete(session), { once: true });
     return session;
   };
   let lastKeySystem: string | undefined;
-  // Loads that made a license request: each later one is a key rotation or a renewal.
-  const begun = new WeakSet<LoadSession>();
-  const cids = new WeakMap<LoadSession, string>();
-  const streamIds = new WeakMap<LoadSession, string>();
-  const streamIdOf = (session: LoadSession) => {
-    let id = streamIds.get(session);
-    if (id === undefined) streamIds.set(session, (id = crypto.randomUUID()));
-    return id;
-  };
 
   const licenseServer = opts.licenseProxy ?? opts.licenseServer;
   const servers =
@@ -263,14 +260,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         )
       : (licenseServer ?? {});
 
-  const loads = trackPlayerLoads((cid) => {
-    const session = open(cid);
-    players.add(session);
-    return session;
-  });
-  // A preload the player takes is its load from then on: never ended as one of too many open.
-  const { take } = loads;
-  loads.take = (session) => (session && players.add(session), take(session));
+  const loads = trackPlayerLoads(open);
 
   const engine: Engine<E> = {
     options: opts,
@@ -298,43 +288,24 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       return true;
     },
     renewalIntervalSec: () => opts.renewal?.intervalSec ?? siteInterval,
-    cidOf: (session) => cids.get(session),
-    streamIdOf,
-    begin(keySystem, drmType, cid, session) {
-      cids.set(session, cid);
-      const renewal = begun.has(session);
-      begun.add(session);
-      return {
-        keySystem,
-        drmType,
-        cid,
-        session,
-        sentAt: 0,
-        renewToken: false,
-        renewed: false,
-        awaiting: false,
-        renewal,
-      };
+    begin(keySystem, drmType, cid, session, type) {
+      // A load that made a license request already: this one is a key rotation or a renewal.
+      const renewal = session.used !== undefined || type === RENEWAL;
+      session.used = cid;
+      return { keySystem, drmType, cid, session, type, renewal };
     },
-    isRenewal: (x, licenseRequestType) => (x.renewal ||= licenseRequestType === 'license-renewal'),
-    async authorize(x, headers, attempt, licenseRequestType, url) {
+    async authorize(x, headers, attempt, url) {
       const startedAt = opts.now();
       lastKeySystem = x.keySystem;
-      if (x.renewToken) {
-        invalidate(x);
-        x.renewToken = false;
-      }
       const proxy = opts.licenseProxy;
-      const renewal = engine.isRenewal(x, licenseRequestType);
       // A renewal proves the stream still plays now: never with a token an earlier request used.
-      x.renewalMessage = licenseRequestType === 'license-renewal';
       const token = proxy
         ? undefined
-        : await getToken(x.cid, x.drmType, x.session.signal, renewal, x.renewalMessage);
+        : await getToken(x.cid, x.drmType, x.session.signal, x.renewal, x.type === RENEWAL);
       if (token) headers[opts.header] = token.value;
       // The emulator's stream identity: an extra header the real service's CORS would refuse.
-      if (!proxy && url !== undefined && isLocalUrl(url)) {
-        headers[STREAM_ID_HEADER] = streamIdOf(x.session);
+      if (!proxy && isLocalUrl(url)) {
+        headers[STREAM_ID_HEADER] = x.session.id ??= crypto.randomUUID();
       }
       const contentType = challengeContentType(x.keySystem);
       if (contentType !== undefined) {
@@ -345,71 +316,63 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       }
       x.token = token?.value;
       x.sentAt = opts.now();
-      x.awaiting = true;
       emit('licenseRequestSent', {
-        keySystem: x.keySystem,
-        drmType: x.drmType,
-        cid: x.cid,
+        ...about(x),
         attempt,
         tokenWaitMs: x.sentAt - startedAt,
         tokenSource: token?.source ?? 'proxy',
-        licenseRequestType,
-        refreshed: x.renewed,
+        licenseRequestType: x.type,
+        refreshed: !!x.renewed,
       });
       return proxy && proxyUrl(proxy, x.drmType, x.cid);
     },
 
     read(x, status, data, url, interval) {
-      if (opts.licenseProxy) siteInterval = renewalSeconds(interval) ?? siteInterval;
+      if (opts.licenseProxy) heard(interval);
+      // Reported however it ends: with the refusal, or the error reading it turned into.
+      let error: LicenseAuthError | undefined;
       try {
-        const answer = readLicenseAnswer(data, x.keySystem, x.drmType);
-        if (answer.refusal) {
-          const error = engine.refusal(x, answer.refusal, status, url);
-          if (!engine.canRefresh(x, answer.refusal)) throw error;
-          engine.report(x, status, error);
-          x.renewed = true;
-          invalidate(x);
+        const { refusal, license = data } = readLicenseAnswer(data, x.keySystem, x.drmType);
+        if (refusal) {
+          error = toServiceError(x, refusal, status, url);
+          if (!engine.refresh(x, refusal)) throw error;
           return null;
         }
-        const license = answer.license ?? data;
-        const out = isFairPlay(x.keySystem) ? unwrapCkc(toBytes(license)) : license;
-        engine.report(x, status);
-        return out;
-      } catch (error) {
-        engine.report(x, status, error as LicenseAuthError);
-        throw error;
+        return isFairPlay(x.keySystem) ? unwrapCkc(toBytes(license)) : license;
+      } catch (thrown) {
+        throw (error = thrown as LicenseAuthError);
+      } finally {
+        engine.report(x, status, error);
       }
     },
     report(x, status, error) {
-      if (!x.awaiting) return;
-      x.awaiting = false;
-      const { keySystem, drmType, cid } = x;
+      const { sentAt } = x;
+      if (sentAt === undefined) return;
+      x.sentAt = undefined;
       emit('licenseAnswered', {
-        keySystem,
-        drmType,
-        cid,
+        ...about(x),
         status,
-        durationMs: opts.now() - x.sentAt,
+        durationMs: opts.now() - sentAt,
         ...(error && { error }),
       });
     },
-    refusal: (x, body, status, url) =>
-      toServiceError(body, {
-        ...x,
-        status,
-        url,
-        afterFreshToken: x.renewed,
-        renewal: x.renewalMessage,
-      }),
     // Proxy mode: a 401/403 is the site's decision, which a re-send would not change; a service
     // refusal a fresh token fixes (7011) is sent once more, and the proxy makes a fresh token for it.
-    canRefresh: (x, body, status) =>
-      !x.renewed &&
-      (((status === 401 || status === 403) && !opts.licenseProxy) ||
-        opts.freshTokenCodes.includes(body?.errorCode ?? '')),
+    refresh(x, body, status) {
+      if (
+        x.renewed ||
+        !(
+          ((status === 401 || status === 403) && !opts.licenseProxy) ||
+          opts.freshTokenCodes.includes(body?.errorCode ?? '')
+        )
+      )
+        return false;
+      x.renewed = true;
+      if (x.token !== undefined) cache.invalidate(keyOf(x.cid, x.drmType), x.token);
+      return true;
+    },
     destroy() {
       const why = 'The license auth handle was detached.';
-      engine.loads.endAll(why);
       for (const session of [...sessions]) session.end(why, false);
       cache.destroy();
       emitter.clear();

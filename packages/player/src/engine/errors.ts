@@ -33,7 +33,7 @@ export type LicenseAuthErrorCode =
  */
 export class LicenseAuthError extends Error {
   override name = 'LicenseAuthError';
-  readonly code: LicenseAuthErrorCode;
+  declare readonly code: LicenseAuthErrorCode;
 
   constructor(code: LicenseAuthErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -69,7 +69,7 @@ export class TokenFetchError extends LicenseAuthError {
     options?: { cause?: unknown },
   ) {
     super(code, message, options);
-    Object.assign(this, { url: info.url, status: info.status, reason: info.reason });
+    Object.assign(this, info);
   }
 }
 

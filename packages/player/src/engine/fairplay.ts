@@ -1,5 +1,6 @@
 import { bytesToText, fromBase64, toBase64, toBytes, utf8, type BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
+import { readJsonObject } from './service-error.ts';
 
 /** A FairPlay certificate as sent by servers: DER bytes, base64 text, or PEM. */
 export function normaliseCertificate(data: BufferLike | string): Uint8Array {
@@ -33,13 +34,8 @@ export function unwrapCkc(data: BufferLike): Uint8Array {
   const tagged = /^<ckc>([\s\S]*)<\/ckc>$/i.exec(text);
   if (tagged) text = tagged[1] ?? '';
   else if (text.startsWith('{')) {
-    let wrapped: unknown;
-    try {
-      const body = JSON.parse(text) as Record<string, unknown>;
-      wrapped = body['ckc'] ?? body['CkcMessage'] ?? body['License'];
-    } catch {
-      wrapped = undefined;
-    }
+    const body = readJsonObject(text);
+    const wrapped = body?.['ckc'] ?? body?.['CkcMessage'] ?? body?.['License'];
     if (typeof wrapped !== 'string') {
       throw new LicenseAuthError(
         'FAIRPLAY_RESPONSE',
@@ -49,7 +45,7 @@ export function unwrapCkc(data: BufferLike): Uint8Array {
     text = wrapped;
   }
   const ckc = fromBase64(text);
-  if (ckc && ckc.length > 0) return ckc;
+  if (ckc?.length) return ckc;
   if (tagged) {
     throw new LicenseAuthError(
       'FAIRPLAY_RESPONSE',

@@ -1,4 +1,5 @@
-import { LicenseAuthError } from './errors.ts';
+import type { LicenseAuthError } from './errors.ts';
+import { invalidOptions } from './options.ts';
 
 /** Whether `url` (absolute, or relative to the page) points at this machine. */
 export function isLocalUrl(url: string): boolean {
@@ -16,9 +17,7 @@ export function isLocalUrl(url: string): boolean {
  * local emulator, so a real license server without `header` fails here instead of refusing every
  * license with "no token".
  */
-export function headerRequired(url: string): LicenseAuthError {
-  return new LicenseAuthError(
-    'INVALID_OPTIONS',
-    `attachLicenseAuth(player, options): header is required for the license server ${url}: give the header name from the license service's integration guide (the default x-drm-custom-data is for a local emulator only).`,
+export const headerRequired = (url: string): LicenseAuthError =>
+  invalidOptions(
+    `header is required for the license server ${url}: give the header name from the license service's integration guide (the default x-drm-custom-data is for a local emulator only)`,
   );
-}

@@ -1,4 +1,4 @@
-import { toBase64, toBytes, utf8, type BufferLike } from './bytes.ts';
+import { toBytes, utf8, type BufferLike } from './bytes.ts';
 import { LicenseAuthError } from './errors.ts';
 import { spcFormBody } from './fairplay.ts';
 import type { Engine } from './engine.ts';
@@ -6,7 +6,7 @@ import { isFairPlay, type DrmType } from './key-systems.ts';
 import type { LoadSession } from './session.ts';
 import { playReadyChallenge } from './playready.ts';
 import { proxyFailure } from './proxy.ts';
-import { parseServiceError } from './service-error.ts';
+import { parseServiceError, toServiceError } from './service-error.ts';
 import { retryWait, sleep, withDeadline } from './retry.ts';
 import { RENEWAL_INTERVAL_HEADER } from './site-client.ts';
 
@@ -26,15 +26,13 @@ export interface LicenseRequestInit {
   session: LoadSession;
 }
 
-export interface LicenseSender {
-  /**
-   * Sends a license request with the token, reads the answer before the CDM, and sends it once
-   * more with a fresh token when a fresh token can fix the refusal; retries what `retry` names.
-   * Resolves with the license as the CDM takes it; rejects with this package's errors only (when
-   * its session ended: `ABORTED`, and `session.movedOn` says whether that is no error at all).
-   */
-  send(init: LicenseRequestInit): Promise<Uint8Array>;
-}
+/**
+ * Sends a license request with the token, reads the answer before the CDM, and sends it once more
+ * with a fresh token when a fresh token can fix the refusal; retries what `retry` names. Resolves
+ * with the license as the CDM takes it; rejects with this package's errors only (when its session
+ * ended: `ABORTED`, and `session.movedOn` says whether that is no error at all).
+ */
+export type LicenseSender = (init: LicenseRequestInit) => Promise<Uint8Array>;
 
 /**
  * License requests for players whose hooks cannot re-send (hls.js, dash.js, video.js): the adapter
@@ -43,92 +41,81 @@ export interface LicenseSender {
 export function createLicenseSender(engine: Engine): LicenseSender {
   const { options: opts } = engine;
 
-  const send = async (init: LicenseRequestInit): Promise<Uint8Array> => {
+  return async (init) => {
     const { keySystem, url, licenseRequestType } = init;
     engine.checkHeader([url]);
     const message = typeof init.body === 'string' ? utf8(init.body) : toBytes(init.body);
     const wrapped = init.drmType === 'PlayReady' ? playReadyChallenge(message) : null;
     const body = isFairPlay(keySystem) ? spcFormBody(message) : (wrapped?.body ?? message);
-    const x = engine.begin(keySystem, init.drmType, init.cid, init.session);
+    const x = engine.begin(keySystem, init.drmType, init.cid, init.session, licenseRequestType);
     const failed = (what: string) =>
       new LicenseAuthError(
         'LICENSE_REQUEST_FAILED',
         `${what} for the ${x.drmType} license of cid "${x.cid}": check the license server URL, that it is up, and its CORS rules.`,
       );
     // A renewal's token may take its retry window: the deadline grows by it.
-    const extraMs = engine.isRenewal(x, licenseRequestType) ? opts.retry.renewalWindowMs : 0;
+    const ms = opts.licenseTimeoutMs + (x.renewal ? opts.retry.renewalWindowMs : 0);
     const timeout = () =>
       new LicenseAuthError(
         'LICENSE_REQUEST_FAILED',
-        `No license from ${url} within ${opts.licenseTimeoutMs + extraMs} ms for cid "${x.cid}": raise licenseTimeoutMs or check the license server.`,
+        `No license from ${url} within ${ms} ms for cid "${x.cid}": raise licenseTimeoutMs or check the license server.`,
       );
 
-    return withDeadline(
-      opts.licenseTimeoutMs + extraMs,
-      timeout,
-      init.session.signal,
-      async (signal, race) => {
-        for (let attempt = 0, failures = 0; ; attempt++) {
-          const headers: Record<string, string> = { ...init.headers, ...wrapped?.headers };
-          // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
-          // Proxy mode: the proxy's URL, and the page's cookies, by which the site decides.
-          const proxied = await race(
-            engine.authorize(x, headers, attempt, licenseRequestType, url),
-          );
-          const to = proxied ?? url;
-          let status: number;
-          let data: Uint8Array;
-          let interval: string | null | undefined;
-          try {
-            const res = await (opts.fetch ?? fetch)(to, {
-              method: 'POST',
-              body: body as Uint8Array<ArrayBuffer>,
-              headers,
-              signal,
-              credentials: proxied ? 'include' : init.credentials,
-            });
-            status = res.status;
-            interval = res.headers?.get(RENEWAL_INTERVAL_HEADER);
-            data = new Uint8Array(await res.arrayBuffer());
-          } catch (error) {
-            if (signal.aborted) throw signal.reason;
-            const wait = retryWait(opts.retry, ++failures);
-            if (wait === undefined) {
-              throw failed(`No answer from the license server ${to} (${String(error)})`);
-            }
-            engine.report(x, undefined);
-            await sleep(wait, signal);
-            continue;
-          }
-          if (status >= 200 && status < 300) {
-            const license = engine.read(x, status, data, to, interval);
+    return withDeadline(ms, timeout, init.session.signal, async (signal, race) => {
+      for (let attempt = 0, failures = 0; ; attempt++) {
+        const headers: Record<string, string> = { ...init.headers, ...wrapped?.headers };
+        // A token fetch is shared with other requests, so it is not aborted for this one: the wait is.
+        // Proxy mode: the proxy's URL, and the page's cookies, by which the site decides.
+        const proxied = await race(engine.authorize(x, headers, attempt, url));
+        const to = proxied ?? url;
+        let status: number | undefined;
+        let refusal = null;
+        let error: LicenseAuthError;
+        try {
+          const res = await (opts.fetch ?? fetch)(to, {
+            method: 'POST',
+            body: body as Uint8Array<ArrayBuffer>,
+            headers,
+            signal,
+            credentials: proxied ? 'include' : init.credentials,
+          });
+          const data = new Uint8Array(await res.arrayBuffer());
+          if (res.status >= 200 && res.status < 300) {
+            const license = engine.read(
+              x,
+              res.status,
+              data,
+              to,
+              res.headers?.get(RENEWAL_INTERVAL_HEADER),
+            );
             if (license) return toBytes(license);
             continue;
           }
+          status = res.status;
           // Proxy mode: the proxy's own failure (its service refusals are relayed as they came).
           const own = proxied ? proxyFailure(data, status, to, x) : undefined;
-          const refusal = own ? null : parseServiceError(data);
-          if (engine.canRefresh(x, refusal, status)) {
-            engine.report(x, status, refusal ? engine.refusal(x, refusal, status, to) : undefined);
-            x.renewToken = x.renewed = true;
-            continue;
-          }
-          const wait = refusal ? undefined : retryWait(opts.retry, ++failures, status);
-          if (wait !== undefined) {
-            engine.report(x, status);
-            await sleep(wait, signal);
-            continue;
-          }
-          const error =
+          refusal = own ? null : parseServiceError(data);
+          error =
             own ??
             (refusal
-              ? engine.refusal(x, refusal, status, to)
+              ? toServiceError(x, refusal, status, to)
               : failed(`The license server ${to} answered HTTP ${status}`));
-          engine.report(x, status, error);
-          throw error;
+          if (engine.refresh(x, refusal, status)) {
+            engine.report(x, status, refusal ? error : undefined);
+            continue;
+          }
+        } catch (thrown) {
+          if (signal.aborted) throw signal.reason;
+          // engine.read throws this package's errors: the answer was read, and reported.
+          if (thrown instanceof LicenseAuthError) throw thrown;
+          error = failed(`No answer from the license server ${to} (${String(thrown)})`);
         }
-      },
-    ).catch((error: unknown) => {
+        const wait = refusal ? undefined : retryWait(opts.retry, ++failures, status);
+        engine.report(x, status, wait === undefined ? error : undefined);
+        if (wait === undefined) throw error;
+        await sleep(wait, signal);
+      }
+    }).catch((error: unknown) => {
       const reason =
         error instanceof LicenseAuthError
           ? error
@@ -137,10 +124,4 @@ export function createLicenseSender(engine: Engine): LicenseSender {
       throw reason;
     });
   };
-
-  return { send };
 }
-
-/** A `data:` URL of the license, for players that only take a license from their own request. */
-export const licenseDataUrl = (license: Uint8Array): string =>
-  `data:application/octet-stream;base64,${toBase64(license)}`;

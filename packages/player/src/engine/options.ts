@@ -151,16 +151,21 @@ export interface ResolvedOptions<GetContentId = unknown> {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-// What each option must be, by its type letter: s string, f function, n number >= 0, b boolean,
-// m map of key system to string, o object, a axios instance (a function), l list of codes.
+// What each option must be, by its type letter: s string, f function, n number >= 0, p number
+// > 0, b boolean, m map of key system to string, o object, a axios instance (a function), l list
+// of codes, u a string or a map of key system to string. A dotted name is a member of an option.
 const RULES =
   'contentId:s tokenUrl:s customDataUrl:s licenseProxy:s header:s getContentId:f getToken:f getCustomData:f now:f ' +
   'fetch:f tokenTimeoutMs:n licenseTimeoutMs:n tokenLifetimeMs:n tokenMinRemainingMs:n ' +
-  'sessionRetries:n autoPrefetch:b drmTypes:m fairplay:o widevine:o retry:o axios:a freshTokenCodes:l renewal:o';
+  'sessionRetries:n autoPrefetch:b drmTypes:m fairplay:o widevine:o retry:o axios:a freshTokenCodes:l renewal:o ' +
+  'licenseServer:u fairplay.certificateUrl:s widevine.certificateUrl:s renewal.pausedLimitSec:n ' +
+  'renewal.hiddenLimitSec:n renewal.intervalSec:p retry.maxAttempts:n retry.baseDelayMs:n ' +
+  'retry.backoffFactor:n retry.maxDelayMs:n retry.windowMs:n retry.renewalWindowMs:n';
 const MUST: Readonly<Record<string, string>> = {
   s: 'a non-empty string',
   f: 'a function',
   n: 'a number >= 0',
+  p: 'a number of seconds > 0',
   b: 'a boolean',
   m: 'a map of key system to string',
   o: 'an object',
@@ -170,12 +175,17 @@ const MUST: Readonly<Record<string, string>> = {
 
 function broken(rule: string, v: unknown): boolean {
   if (rule === 's') return typeof v !== 'string' || v.trim() === '';
-  if (rule === 'n') return typeof v !== 'number' || !(v >= 0 && v < Infinity);
+  if (rule === 'n' || rule === 'p') {
+    return typeof v !== 'number' || !(v < Infinity && (rule === 'n' ? v >= 0 : v > 0));
+  }
   if (rule === 'f' || rule === 'a') return typeof v !== 'function';
   if (rule === 'b') return typeof v !== 'boolean';
   if (rule === 'l') return !Array.isArray(v) || v.some((c) => !/^\d+$/.test(String(c)));
   return !isObject(v) || (rule === 'm' && Object.values(v).some((s) => broken('s', s)));
 }
+
+/** Where the token comes from: exactly one of them is given. */
+const SOURCES = ['tokenUrl', 'getToken', 'customDataUrl', 'getCustomData', 'licenseProxy'];
 
 /** The `INVALID_OPTIONS` error of `attachLicenseAuth`, naming the broken rules. */
 export const invalidOptions = (rules: string) =>
@@ -191,48 +201,22 @@ export function resolveOptions<GetContentId = unknown>(
 ): ResolvedOptions<GetContentId> {
   const o = (isObject(input) ? input : {}) as EngineOptions & Record<string, unknown>;
   const issues: string[] = isObject(input) ? [] : ['options must be an object'];
-  const check = (name: string, v: unknown, rule: string) => {
-    if (v !== undefined && broken(rule, v)) issues.push(`${name} must be ${MUST[rule]}`);
-  };
   for (const spec of RULES.split(' ')) {
-    const [name = '', rule = ''] = spec.split(':');
-    check(name, o[name], rule);
+    const [name = '', letter = ''] = spec.split(':');
+    const v = name
+      .split('.')
+      .reduce<unknown>((parent, key) => (parent as Record<string, unknown> | null)?.[key], o);
+    const rule = letter === 'u' ? (typeof v === 'string' ? 's' : 'm') : letter;
+    if (v !== undefined && broken(rule, v)) issues.push(`${name} must be ${MUST[rule]}`);
   }
-  check('licenseServer', o.licenseServer, typeof o.licenseServer === 'string' ? 's' : 'm');
-  for (const name of ['fairplay', 'widevine'] as const) {
-    const given = (o[name] ?? {}) as Record<string, unknown>;
-    check(`${name}.certificateUrl`, given['certificateUrl'], 's');
-  }
-  const renewal = (o.renewal ?? {}) as Record<string, unknown>;
-  for (const key of ['pausedLimitSec', 'hiddenLimitSec'])
-    check(`renewal.${key}`, renewal[key], 'n');
-  const interval = renewal['intervalSec'];
-  if (interval !== undefined && (broken('n', interval) || interval === 0)) {
-    issues.push('renewal.intervalSec must be a number of seconds > 0');
-  }
-  const retry = (o.retry ?? {}) as Record<string, unknown>;
-  for (const key of [
-    'maxAttempts',
-    'baseDelayMs',
-    'backoffFactor',
-    'maxDelayMs',
-    'windowMs',
-    'renewalWindowMs',
-  ])
-    check(`retry.${key}`, retry[key], 'n');
   // The proxy gets the token and knows the license server itself: nothing else may name them.
-  const sources = [
-    'tokenUrl',
-    'getToken',
-    'customDataUrl',
-    'getCustomData',
-    'licenseProxy',
-    ...(o.licenseProxy ? ['licenseServer', 'header'] : []),
-  ].filter((k) => o[k] !== undefined);
+  const sources = [...SOURCES, ...(o.licenseProxy ? ['licenseServer', 'header'] : [])].filter(
+    (k) => o[k] !== undefined,
+  );
   if (sources.length !== 1) {
     issues.push(
       sources.length === 0
-        ? 'one of tokenUrl, getToken, customDataUrl, getCustomData, licenseProxy is required'
+        ? `one of ${SOURCES.join(', ')} is required`
         : `give only one of ${sources.join(', ')}`,
     );
   }
@@ -240,16 +224,10 @@ export function resolveOptions<GetContentId = unknown>(
   if (typeof o.header === 'string' && !/^[!#$%&'*+.^_`|~\w-]+$/.test(o.header)) {
     issues.push('header must be an HTTP header name');
   }
-  if ((o.tokenMinRemainingMs ?? 20_000) >= (o.tokenLifetimeMs ?? 60_000)) {
-    issues.push('tokenMinRemainingMs must be less than tokenLifetimeMs');
-  }
-  for (const issue of more(o)) if (issue) issues.push(issue);
-  if (issues.length > 0) throw invalidOptions(issues.join('; '));
-
   const given: Partial<ResolvedOptions> = Object.fromEntries(
     Object.entries(o).filter(([, v]) => v !== undefined),
   );
-  return {
+  const resolved = {
     header: 'x-drm-custom-data',
     headerGiven: o.header !== undefined,
     sessionRetries: 1,
@@ -261,10 +239,17 @@ export function resolveOptions<GetContentId = unknown>(
     autoPrefetch: true,
     now: () => performance.now(),
     ...given,
-    kind: o.customDataUrl !== undefined || o.getCustomData !== undefined ? 'custom data' : 'token',
+    // Checked above: a given source is a non-empty string or a function.
+    kind: (o.customDataUrl ?? o.getCustomData) ? 'custom data' : 'token',
     url: o.tokenUrl ?? o.customDataUrl,
     fetcher: o.getToken ?? o.getCustomData,
     retry: { ...DEFAULT_RETRY, ...o.retry },
-    freshTokenCodes: (o.freshTokenCodes ?? [7011]).map(String),
   } as ResolvedOptions<GetContentId>;
+  if (resolved.tokenMinRemainingMs >= resolved.tokenLifetimeMs) {
+    issues.push('tokenMinRemainingMs must be less than tokenLifetimeMs');
+  }
+  for (const issue of more(o)) if (issue) issues.push(issue);
+  if (issues.length > 0) throw invalidOptions(issues.join('; '));
+  resolved.freshTokenCodes = (o.freshTokenCodes ?? [7011]).map(String);
+  return resolved;
 }

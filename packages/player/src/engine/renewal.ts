@@ -195,7 +195,7 @@ export function startRenewal(
       }
       return;
     }
-    const cid = session.cid ?? engine.cidOf(session) ?? opts.contentId;
+    const cid = session.cid ?? session.used ?? opts.contentId;
     const url = engine.servers[keySystem];
     if (!cid || (!url && !opts.licenseProxy)) {
       warn(
@@ -213,8 +213,9 @@ export function startRenewal(
         if (!stopped) emit('licenseRenewed', { ...what, method: 'renew-message' });
         return;
       }
-      const next = await recreate(keys, record, keySystem, drmType, cid, url ?? '');
-      if (next) emit('licenseRenewed', { ...what, method: 'new-session' });
+      if (await recreate(keys, record, keySystem, drmType, cid, url ?? '')) {
+        emit('licenseRenewed', { ...what, method: 'new-session' });
+      }
     } catch (error) {
       if (stopped || session.ended) return;
       const reason =
@@ -240,7 +241,9 @@ export function startRenewal(
 
   /**
    * A new session on the same media keys, from the same init data, licensed with a fresh token;
-   * the old session closes once the new one holds the keys, so playback never lacks them.
+   * the old session closes once the new one holds the keys, so playback never lacks them (the new
+   * one closes instead when it does not, or when the driver stopped meanwhile). Says whether the
+   * new session took over.
    */
   async function recreate(
     keys: EmeKeys,
@@ -249,28 +252,18 @@ export function startRenewal(
     drmType: DrmType,
     cid: string,
     url: string,
-  ): Promise<EmeSession | undefined> {
+  ): Promise<boolean> {
     const next = keys.createSession('temporary');
+    let closing = next;
     ours.add(next);
     busy.add(next);
     try {
-      const ended = new AbortController();
-      const message = new Promise<ArrayBuffer>((resolve, reject) => {
-        next.addEventListener('message', (event) => resolve(event.message), { once: true });
-        const abort = () => reject(session.signal.reason);
-        session.signal.addEventListener('abort', abort, { once: true, signal: ended.signal });
-      });
-      // Settled however this attempt ends: no listener left on the load, no unhandled rejection.
-      message.then(
-        () => ended.abort(),
-        () => ended.abort(),
+      // The end of the load stops the driver, which closes this session: no message comes then,
+      // and nothing is left listening on the load.
+      const message = new Promise<ArrayBuffer>((resolve) =>
+        next.addEventListener('message', (event) => resolve(event.message), { once: true }),
       );
-      try {
-        await next.generateRequest(record.initDataType, record.initData);
-      } catch (error) {
-        ended.abort();
-        throw error;
-      }
+      await next.generateRequest(record.initDataType, record.initData);
       const license = await host.send({
         keySystem,
         drmType,
@@ -281,23 +274,21 @@ export function startRenewal(
         session,
       });
       await next.update(license as Uint8Array<ArrayBuffer>);
-    } catch (error) {
-      ours.delete(next);
-      await next.close().catch(() => undefined);
-      throw error;
+      if (!stopped) {
+        closing = record.session;
+        record.closed = true;
+      }
     } finally {
       busy.delete(next);
+      await close(closing);
     }
-    if (stopped) {
-      ours.delete(next);
-      await next.close().catch(() => undefined);
-      return undefined;
-    }
-    ours.delete(record.session);
-    record.closed = true;
-    await record.session.close().catch(() => undefined);
-    return next;
+    return closing !== next;
   }
+
+  const close = (own: EmeSession) => {
+    ours.delete(own);
+    return own.close().catch(() => undefined);
+  };
 
   const warn = (keySystem: string, message: string) => {
     if (warned.has(message)) return;
@@ -314,8 +305,7 @@ export function startRenewal(
     watch(undefined);
     page?.removeEventListener('visibilitychange', onVisibility);
     // The player closes its own sessions; those the driver opened are the driver's to close.
-    for (const own of ours) void own.close().catch(() => undefined);
-    ours.clear();
+    ours.forEach(close);
   }
 
   session.signal.addEventListener('abort', stop, { once: true });

@@ -109,31 +109,35 @@ const HINTS: Readonly<Record<string, string>> = {
 /** The policy limits the service's codes name. */
 const LIMITS: Readonly<Record<string, ServiceLimit>> = { 6003: 'streams', 8711: 'playback-period' };
 
+/**
+ * The refusal `body` of a license request `x` (its renewal, its re-send with a fresh token) as a
+ * `LicenseServiceError` that says what to fix.
+ */
 export function toServiceError(
-  body: ServiceErrorBody,
-  context: {
-    status: number;
-    url: string;
+  x: {
     keySystem: string;
     drmType: string;
     cid?: string;
     /** The refusal came back for the request re-sent with a fresh token. */
-    afterFreshToken?: boolean;
-    /** The refused request was a license renewal. */
-    renewal?: boolean;
+    renewed?: boolean;
+    /** The EME message type: `license-renewal` for a renewal. */
+    type?: string | null;
   },
+  body: ServiceErrorBody,
+  status: number,
+  url: string,
 ): LicenseServiceError {
   const { errorCode, message, siteErrorCode, siteErrorMessage } = body;
   const hint =
     HINTS[errorCode] ?? "check the site's settings (site ID, keys, drm_type) against the service's";
-  const what = context.cid ? ` for cid "${context.cid}"` : '';
+  const what = x.cid ? ` for cid "${x.cid}"` : '';
   const said =
     siteErrorCode !== undefined
       ? `: site code ${siteErrorCode}${siteErrorMessage ? ` "${siteErrorMessage}"` : ''}`
       : message
         ? `: ${message}`
         : '';
-  const again = context.afterFreshToken ? ', again with a fresh token' : '';
+  const again = x.renewed ? ', again with a fresh token' : '';
   return new LicenseServiceError(
     {
       errorCode,
@@ -141,12 +145,12 @@ export function toServiceError(
       detail: body.detail,
       siteErrorCode,
       siteErrorMessage,
-      status: context.status,
-      url: context.url,
-      keySystem: context.keySystem,
+      status,
+      url,
+      keySystem: x.keySystem,
       limit: LIMITS[errorCode],
-      ...(context.renewal && { renewal: true }),
+      ...(x.type === 'license-renewal' && { renewal: true }),
     },
-    `The license service refused the ${context.drmType} license${what} (${errorCode}${said}, HTTP ${context.status}${again}); ${hint}.`,
+    `The license service refused the ${x.drmType} license${what} (${errorCode}${said}, HTTP ${status}${again}); ${hint}.`,
   );
 }

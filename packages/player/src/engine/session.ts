@@ -18,26 +18,31 @@ export interface LoadSession {
    */
   readonly movedOn: boolean;
   end(why: string, movedOn?: boolean): void;
+  /** The cid its license requests went with last, once one went (its renewals use it). */
+  used?: string;
+  /** Its stream ID, sent as `x-drm-stream-id` to local license servers only (made on first use). */
+  id?: string;
+  /** The player's own load (or the preload it takes): never ended as one of too many open. */
+  player?: boolean;
 }
 
-export function openSession(cid: string | undefined): LoadSession {
+/** `ended`: called as the session ends, before what waits on its signal hears it. */
+export function openSession(cid: string | undefined, ended: () => void): LoadSession {
   const controller = new AbortController();
-  let movedOn = false;
-  return {
+  const session = {
     cid,
     signal: controller.signal,
-    get ended() {
-      return controller.signal.aborted;
-    },
-    get movedOn() {
-      return movedOn;
-    },
-    end(why, quietly = true) {
-      if (controller.signal.aborted) return;
-      movedOn = quietly;
+    ended: false,
+    movedOn: false,
+    end(why: string, quietly = true) {
+      if (session.ended) return;
+      session.ended = true;
+      session.movedOn = quietly;
+      ended();
       controller.abort(new LicenseAuthError('ABORTED', why));
     },
   };
+  return session;
 }
 
 /**
@@ -64,16 +69,15 @@ export interface PlayerLoads {
    * for the loads after.
    */
   take(session: LoadSession | undefined): void;
-  /** Ends every session this tracker opened or adopted (detach). */
-  endAll(why: string): void;
 }
 
 export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession): PlayerLoads {
   let named: string | undefined;
-  let renamed = false;
+  // What the load under way loads; forgotten when the app names a cid (the next load is new).
   let lastSource: string | undefined;
   let session: LoadSession | undefined;
   let taken: LoadSession | undefined;
+  const own = (mine: LoadSession) => ((mine.player = true), mine);
   const loads: PlayerLoads = {
     name(cid) {
       if (typeof cid !== 'string' || !cid.trim()) {
@@ -83,15 +87,14 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
         );
       }
       named = cid;
-      renamed = true;
+      lastSource = undefined;
     },
     started(source) {
-      const same = source !== undefined && source === lastSource && !renamed;
+      const same = source !== undefined && source === lastSource;
       lastSource = source;
-      if (same && session && !session.ended && !taken) return session;
+      if (same && !taken && session?.ended === false) return session;
       session?.end('The player moved on to another asset.');
-      renamed = false;
-      session = taken ?? open(named);
+      session = taken ?? own(open(named));
       taken = undefined;
       return session;
     },
@@ -99,33 +102,12 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
       session?.end(why);
     },
     current() {
-      if (!session || session.ended) session = open(named);
+      if (!session || session.ended) session = own(open(named));
       return session;
     },
     take(next) {
-      taken = next;
-    },
-    endAll(why) {
-      session?.end(why, false);
+      taken = next && own(next);
     },
   };
   return loads;
-}
-
-/**
- * Load identity: what a player gives for one operation (Shaka: a DRM engine's `drmInfo`, a preload
- * manager) bound to that operation's session. An adapter binds it when the operation begins and
- * looks every request up by it, never by the order requests arrive in; the first binding holds.
- */
-export interface Operations {
-  bind(key: object, session: LoadSession): void;
-  of(key: unknown): LoadSession | undefined;
-}
-
-export function trackOperations(): Operations {
-  const bound = new WeakMap<object, LoadSession>();
-  return {
-    bind: (key, session) => void (!key || bound.has(key) || bound.set(key, session)),
-    of: (key) => (typeof key === 'object' && key ? bound.get(key) : undefined),
-  };
 }

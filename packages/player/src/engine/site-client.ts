@@ -31,14 +31,14 @@ export type SitePost = (
   url: string,
   json: string,
   signal: AbortSignal,
-) => Promise<{ status: number; text: string; renewalInterval?: string | null }>;
+) => Promise<{ status: number; text: string; renewalInterval?: unknown }>;
 
 /** The site's renewal interval for its tokens' licenses (integer seconds), a CORS-exposed header. */
 export const RENEWAL_INTERVAL_HEADER = 'x-renewal-interval';
 
 /** The header's seconds, when it holds a whole number above 0. */
-export const renewalSeconds = (value: string | null | undefined): number | undefined =>
-  value && /^\s*[1-9]\d*\s*$/.test(value) ? Number(value) : undefined;
+export const renewalSeconds = (value: unknown): number | undefined =>
+  /^\s*[1-9]\d*\s*$/.test(String(value)) ? Number(value) : undefined;
 
 const SITE_HEADERS = { Accept: 'text/plain', 'Content-Type': 'application/json' };
 
@@ -54,13 +54,12 @@ export const axiosPost =
       validateStatus: () => true,
       signal,
     });
-    const interval = (res as { headers?: Record<string, unknown> }).headers?.[
-      RENEWAL_INTERVAL_HEADER
-    ];
     return {
       status: res.status,
       text: typeof res.data === 'string' ? res.data : '',
-      renewalInterval: typeof interval === 'string' ? interval : null,
+      renewalInterval: (res as { headers?: Record<string, unknown> }).headers?.[
+        RENEWAL_INTERVAL_HEADER
+      ],
     };
   };
 
@@ -90,7 +89,7 @@ export function createSiteFetcher(
   url: string,
   what: SiteAnswer,
   retry: RetryPolicy,
-  onRenewalInterval: (seconds: number) => void = () => undefined,
+  onRenewalInterval: (header: unknown) => void = () => undefined,
 ): WindowedFetcher {
   const once = async ({ cid, drmType, signal }: TokenParams): Promise<string> => {
     let res;
@@ -98,8 +97,7 @@ export function createSiteFetcher(
       res = await post(url, JSON.stringify({ cid, drm_type: drmType }), signal);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      const reason = error instanceof Error ? error.message : String(error);
-      throw siteError({ url, reason }, what, cid, error);
+      throw siteError({ url, reason: messageOf(error) }, what, cid, error);
     }
     const text = res.text.trim();
     // An empty 2xx answer is reported by withTokenDeadline, which checks every source.
@@ -113,8 +111,7 @@ export function createSiteFetcher(
           cid,
         );
       }
-      const interval = renewalSeconds(res.renewalInterval);
-      if (interval) onRenewalInterval(interval);
+      onRenewalInterval(res.renewalInterval);
       return text;
     }
     throw siteError({ url, status: res.status, reason: reasonOf(text) }, what, cid);
@@ -208,14 +205,10 @@ function siteError(
 /** The site's reason from a JSON error (`message`/`error`) or the start of its text. */
 function reasonOf(text: string): string | undefined {
   if (!text) return undefined;
-  try {
-    const body = JSON.parse(text) as Record<string, unknown>;
-    const said = body['message'] ?? body['error'] ?? body['reason'];
-    if (typeof said === 'string') return said.slice(0, 200);
-  } catch {
-    // Not JSON: the text itself is the reason.
-  }
-  return text.slice(0, 200);
+  // Not JSON, or JSON without one: the text itself is the reason.
+  const body = readJsonObject(text);
+  const said = body?.['message'] ?? body?.['error'] ?? body?.['reason'];
+  return (typeof said === 'string' ? said : text).slice(0, 200);
 }
 
 const messageOf = (error: unknown): string =>

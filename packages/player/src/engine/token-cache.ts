@@ -48,10 +48,11 @@ export interface TokenCache {
 interface Flight {
   promise: Promise<string>;
   controller: AbortController;
-  /** Callers waiting with a signal; the fetch is aborted when the last of them leaves. */
+  /**
+   * Callers waiting; the fetch is aborted when the last of them leaves (a caller without a signal
+   * never leaves: the fetch is never abandoned then).
+   */
   waiters: number;
-  /** A caller without a signal waits: the fetch is never abandoned. */
-  pinned: boolean;
 }
 
 export function createTokenCache(options: TokenCacheOptions): TokenCache {
@@ -65,7 +66,7 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
     // `fetch` must settle when its signal aborts (withTokenDeadline guarantees it for any token source).
     const promise = fetch(controller.signal).then(
       (value) => {
-        if (flights.get(key)?.controller === controller) {
+        if (flights.get(key) === flight) {
           // Newest last: the first key is the oldest token, dropped past maxEntries.
           entries.delete(key);
           entries.set(key, { value, fetchedAt });
@@ -76,20 +77,16 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
         return value;
       },
       (error: unknown) => {
-        if (flights.get(key)?.controller === controller) flights.delete(key);
+        if (flights.get(key) === flight) flights.delete(key);
         throw error;
       },
     );
-    const flight: Flight = { promise, controller, waiters: 0, pinned: false };
+    const flight: Flight = { promise, controller, waiters: 0 };
     flights.set(key, flight);
     return flight;
   };
 
-  const wait = (key: string, flight: Flight, signal: AbortSignal | undefined): Promise<string> => {
-    if (!signal) {
-      flight.pinned = true;
-      return flight.promise;
-    }
+  const wait = (key: string, flight: Flight, signal: AbortSignal): Promise<string> => {
     flight.waiters++;
     return new Promise<string>((resolve, reject) => {
       const leave = () => {
@@ -99,7 +96,7 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
       const onAbort = () => {
         leave();
         reject(signal.reason);
-        if (flight.waiters === 0 && !flight.pinned && flights.get(key) === flight) {
+        if (flight.waiters === 0 && flights.get(key) === flight) {
           flights.delete(key);
           flight.controller.abort(signal.reason);
         }
@@ -114,8 +111,8 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
   };
 
   return {
-    async get(key, fetch, signal, fresh) {
-      if (signal?.aborted) throw signal.reason;
+    async get(key, fetch, signal = new AbortController().signal, fresh) {
+      if (signal.aborted) throw signal.reason;
       const entry = entries.get(key);
       if (entry && !fresh && options.now() - entry.fetchedAt < reuseForMs) {
         return { value: entry.value, source: 'cache' };

@@ -1,12 +1,12 @@
 import type Hls from 'hls.js';
 import type { HlsConfig, LoaderCallbacks, LoaderConfiguration, LoaderContext } from 'hls.js';
-import { toBase64 } from '../engine/bytes.ts';
+import { dataUrl } from '../engine/bytes.ts';
 import { createEngine, resolveContentId } from '../engine/engine.ts';
 import { serverCertificates } from '../engine/certificates.ts';
 import { contentIdFromSkd, normaliseCertificate } from '../engine/fairplay.ts';
 import type { LicenseAuthHandle } from '../engine/handle.ts';
 import { drmTypeFor } from '../engine/key-systems.ts';
-import { createLicenseSender, licenseDataUrl } from '../engine/license-request.ts';
+import { createLicenseSender } from '../engine/license-request.ts';
 import { invalidOptions, resolveOptions, type EngineOptions } from '../engine/options.ts';
 import { renewEachLoad } from '../engine/renewal.ts';
 
@@ -42,13 +42,13 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
       'attach before hls.attachMedia(): hls.js turns EME on when the media is attached',
     );
   }
-  if (config.licenseXhrSetup && handleHooks.has(config.licenseXhrSetup)) {
+  if (handleHooks.has(config.licenseXhrSetup!)) {
     throw invalidOptions(
       'this hls.js instance has a handle already: attach once, or detach() first',
     );
   }
   const engine = createEngine(opts);
-  const sender = createLicenseSender(engine);
+  const send = createLicenseSender(engine);
   const appSetup = config.licenseXhrSetup;
   // Interstitial players are made from hls.userConfig: they get the handle's configuration too.
   const targets: Array<Partial<HlsConfig>> = [config, hls.userConfig];
@@ -73,14 +73,11 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   for (const { keySystem, certificate, url } of serverCertificates(opts)) {
     const system = drmSystems[keySystem];
     if (system && !system.serverCertificateUrl) {
-      system.serverCertificateUrl = certificate
-        ? `data:application/octet-stream;base64,${toBase64(certificate)}`
-        : url;
+      system.serverCertificateUrl = certificate ? dataUrl(certificate) : url;
       if (url) certificateUrls.add(url);
     }
   }
-  const Loader = config.loader;
-  const loader = class extends Loader {
+  const loader = class extends config.loader {
     override load(
       context: LoaderContext,
       loaderConfig: LoaderConfiguration,
@@ -108,7 +105,6 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
     }
   };
 
-  const getContentId = opts.getContentId;
   // hls.js calls the hook a second time when it rejects: the second call fails the same way.
   const failures = new WeakMap<Uint8Array, unknown>();
 
@@ -126,21 +122,18 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
         opts,
         session,
         keySystem,
-        () => getContentId?.(keyContext),
+        () => opts.getContentId?.(keyContext),
         () => contentIdFromSkd(decryptdata?.uri),
       );
-      const license = await sender.send({
+      const license = await send({
+        ...app,
         keySystem,
         drmType,
         cid,
-        url: app.url,
-        body: app.body,
-        headers: app.headers,
-        credentials: app.credentials,
         licenseRequestType: keyContext.keyRequests?.[decryptdata?.uri]?.status ?? null,
         session,
       });
-      xhr.open('POST', licenseDataUrl(license), true);
+      xhr.open('POST', dataUrl(license), true);
     } catch (error) {
       // The app moved on: hls.js has let go of this key session, and a rejection would become a
       // fatal error (and stopLoad()) for the asset now loading.
@@ -163,39 +156,6 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
   let attached = true;
   const prefetch: LicenseAuthHandle['prefetch'] = async (request = {}) =>
     attached && engine.prefetch(request, Object.keys(drmSystems), engine.loads.current());
-  const listeners = {
-    hlsManifestLoading: () => {
-      renew(engine.loads.started());
-      if (opts.autoPrefetch) prefetch().catch(() => undefined);
-    },
-    // detachMedia() and transferMedia() (picture-in-picture, another element, an interstitial)
-    // keep the source and its key sessions: its requests go on, and the key session they were
-    // for has its license when the media is back.
-    hlsDestroying: () => detach(),
-  };
-  // A renewal refused for good: hls.js's fatal key system error, and the load stops.
-  const renew = renewEachLoad(engine, {
-    media: () => hls.media,
-    send: sender.send,
-    refused(error) {
-      const fatal = {
-        type: 'keySystemError',
-        details: 'keySystemLicenseRequestFailed',
-        fatal: true,
-      };
-      (hls.trigger as (event: string, data: object) => void).call(hls, 'hlsError', {
-        ...fatal,
-        error,
-      });
-      hls.stopLoad();
-    },
-  });
-  const events = hls as unknown as {
-    on(name: string, listener: () => void): void;
-    off(name: string, listener: () => void): void;
-  };
-  for (const [name, listener] of Object.entries(listeners)) events.on(name, listener);
-
   const detach = () => {
     if (!attached) return;
     attached = false;
@@ -207,15 +167,50 @@ export function attachLicenseAuth(hls: Hls, options: HlsLicenseAuthOptions): Lic
       Object.assign(target, previous[i]);
     });
   };
-  const { clearTokens } = engine;
-  return { prefetch, load: engine.loads.name, clearTokens, detach, on: engine.emitter.on };
+  const listeners = {
+    hlsManifestLoading: () => {
+      renew(engine.loads.started());
+      if (opts.autoPrefetch) prefetch().catch(() => undefined);
+    },
+    // detachMedia() and transferMedia() (picture-in-picture, another element, an interstitial)
+    // keep the source and its key sessions: its requests go on, and the key session they were
+    // for has its license when the media is back.
+    hlsDestroying: detach,
+  };
+  // A renewal refused for good: hls.js's fatal key system error, and the load stops.
+  const renew = renewEachLoad(engine, {
+    media: () => hls.media,
+    send,
+    refused(error) {
+      (hls as unknown as { trigger(event: string, data: object): void }).trigger('hlsError', {
+        type: 'keySystemError',
+        details: 'keySystemLicenseRequestFailed',
+        fatal: true,
+        error,
+      });
+      hls.stopLoad();
+    },
+  });
+  const events = hls as unknown as {
+    on(name: string, listener: () => void): void;
+    off(name: string, listener: () => void): void;
+  };
+  for (const [name, listener] of Object.entries(listeners)) events.on(name, listener);
+
+  return {
+    prefetch,
+    load: engine.loads.name,
+    clearTokens: engine.clearTokens,
+    detach,
+    on: engine.emitter.on,
+  };
 }
 
 /** What an app's `licenseXhrSetup` asked for: the URL it opened, its headers, cookies, body. */
 interface AppRequest {
   url: string;
   headers: Record<string, string>;
-  credentials: 'include' | undefined;
+  credentials?: 'include';
   body: Uint8Array | string;
 }
 
@@ -231,7 +226,7 @@ async function appRequest(
   keyContext: HlsKeyContext,
   challenge: Uint8Array,
 ): Promise<AppRequest> {
-  const request: AppRequest = { url, headers: {}, credentials: undefined, body: challenge };
+  const request: AppRequest = { url, headers: {}, body: challenge };
   if (!setup) return request;
   const recorder = {
     readyState: 0,

@@ -1,4 +1,4 @@
-import { toBytes, utf8 } from '../engine/bytes.ts';
+import { toBytes } from '../engine/bytes.ts';
 import { createEngine } from '../engine/engine.ts';
 import { serverCertificates } from '../engine/certificates.ts';
 import { drmTypeFor, isFairPlay } from '../engine/key-systems.ts';
@@ -7,18 +7,16 @@ import { renewEachLoad, type RenewalMedia } from '../engine/renewal.ts';
 import type { LicenseAuthHandle as Handle, PrefetchOptions } from '../engine/handle.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import { createFailureCallback, type SessionHost } from './failure-callback.ts';
-import { createLicenseFilters, type DownloadFailedEvent } from './license-filters.ts';
-import { createLoadRouting, type Operation } from './load-routing.ts';
+import { createLicenseFilters } from './license-filters.ts';
+import { createLoadRouting, type Operation, type RoutedPlayer } from './load-routing.ts';
 import type { LoadSession } from '../engine/session.ts';
 import type { GetContentId, LicenseAuthOptions } from './options.ts';
 import {
-  RequestType,
-  type DrmInfo,
+  LICENSE,
   type DrmConfiguration,
   type NetworkingEngine,
   type Player,
   type ShakaRequest,
-  type ShakaResponse,
   type Storage,
 } from './shaka-types.ts';
 
@@ -50,15 +48,11 @@ export interface LicenseAuthHandle extends Handle<LicenseAuthEvents> {
 }
 
 /** What the handle uses of a shaka.Player, or of a shaka.offline.Storage (no events, no sessions). */
-interface Target extends SessionHost {
+interface Target extends SessionHost, RoutedPlayer {
   getNetworkingEngine(): NetworkingEngine | null;
   getConfiguration(): { drm: DrmConfiguration };
-  configure(config: object): unknown;
   resetConfiguration?(): void;
-  drmInfo?(): DrmInfo | null;
   load?(asset: unknown, ...rest: unknown[]): Promise<unknown>;
-  getAssetUri?(): string | null;
-  isFullyLoaded?(): boolean;
   addEventListener?(type: string, listener: (event: never) => void): void;
   removeEventListener?(type: string, listener: (event: never) => void): void;
   getMediaElement?(): RenewalMedia | null;
@@ -66,7 +60,6 @@ interface Target extends SessionHost {
   unload?(): Promise<void>;
 }
 
-type Headers = Record<string, string>;
 /** What the key-system probe uses of `navigator` (the root type check has no DOM library). */
 interface Eme {
   requestMediaKeySystemAccess?(keySystem: string, configurations: object[]): Promise<unknown>;
@@ -100,7 +93,8 @@ export function attachLicenseAuth(
   const engine = createEngine<LicenseAuthEvents>(opts);
 
   // Configuration the app left empty is filled in, and taken out again on detach.
-  const config = target.getConfiguration().drm;
+  const drm = () => target.getConfiguration().drm;
+  const config = drm();
   const servers: Record<string, string> = {};
   // One URL for every key system fills FairPlay only with `fairplay` options: on Safari a FairPlay
   // server makes Shaka play every HLS load natively (`streaming.useNativeHlsForFairPlay`).
@@ -128,57 +122,32 @@ export function attachLicenseAuth(
       : { serverCertificateUri: url };
     if (url) certificateUrls.add(url);
   }
-  const previousFailureCallback = config.failureCallback;
-  const previousTransform = config.initDataTransform;
-  const routing = createLoadRouting(
-    engine,
-    previousTransform,
-    target.drmInfo && (() => target.drmInfo!()),
-    // A load under way that has not handed its DRM engine to the player yet.
-    () => target.isFullyLoaded?.() === false && !!target.getAssetUri?.() && !target.drmInfo?.(),
-    (initDataTransform) => {
-      ours.drm.initDataTransform = initDataTransform;
-      target.configure({ drm: { initDataTransform } });
-    },
-  );
+  // The app's own transform and failure callback run within the handle's.
+  const routing = createLoadRouting(engine, target, config.initDataTransform);
 
-  // The request as it was made, before the filters (the app's too) changed it: a re-send with a
-  // fresh token starts from it, so that every filter runs on the re-sent request once.
-  const originals = new WeakMap<ShakaRequest, { body: ShakaRequest['body']; headers: Headers }>();
-  const request = net.request;
-  net.request = function (this: NetworkingEngine, type, made, context) {
-    if (type !== RequestType.LICENSE) return request.call(this, type, made, context);
-    originals.set(made, { body: made.body, headers: { ...made.headers } });
-    const operation = request.call(this, type, made, context);
-    filters.track(made, operation);
-    return operation;
-  };
   const filters = createLicenseFilters({
     engine,
     sessionOf: routing.sessionOf,
-    original: (made) => originals.get(made) ?? { body: made.body, headers: made.headers },
-    // Re-sends end with their load, like the token fetches they wait for.
-    send: async (resent, session) => {
-      const pending = request.call(net, RequestType.LICENSE, resent);
-      const abort = () => void pending.abort();
-      session.signal.addEventListener('abort', abort, { once: true });
-      try {
-        return (await pending.promise) as ShakaResponse;
-      } finally {
-        session.signal.removeEventListener('abort', abort);
-      }
-    },
+    net,
     certificateUrls,
   });
   const failureCallback = createFailureCallback(
     target,
-    previousFailureCallback,
+    config.failureCallback,
     engine.emitter.emit,
     opts.sessionRetries,
     filters.dropped,
   );
   const ours = {
-    drm: { servers, advanced, failureCallback, initDataTransform: routing.transform },
+    drm: {
+      servers,
+      advanced,
+      failureCallback,
+      // The one the next download copies.
+      get initDataTransform() {
+        return routing.transform;
+      },
+    },
   };
   target.configure(ours);
   // resetConfiguration() would take the servers, the certificate and the failure callback away
@@ -194,12 +163,10 @@ export function attachLicenseAuth(
   const load = target.load;
   if (load) {
     target.load = function (this: Target, asset, ...rest) {
-      engine.loads.take(routing.operations.of(asset));
+      engine.loads.take(routing.of(asset));
       return load.call(this, asset, ...rest);
     };
   }
-  net.registerRequestFilter(filters.requestFilter);
-  net.registerResponseFilter(filters.responseFilter);
   engines.add(net);
 
   // The configured key systems this browser has, asked once and in the background, as Shaka asks:
@@ -207,7 +174,7 @@ export function attachLicenseAuth(
   // is asked, and none is ruled out).
   const has: Record<string, boolean> = {};
   const probed = Promise.allSettled(
-    Object.keys(target.getConfiguration().drm.servers).map(async (keySystem) => {
+    Object.keys(drm().servers).map(async (keySystem) => {
       const eme = (globalThis as { navigator?: Eme }).navigator;
       if (!eme?.requestMediaKeySystemAccess) return;
       has[keySystem] = false;
@@ -224,10 +191,10 @@ export function attachLicenseAuth(
   ): Promise<boolean> => {
     await probed;
     if (!attached) return false;
-    const drm = target.getConfiguration().drm;
+    const now = drm();
     return engine.prefetch(
-      { ...request, keySystem: request.keySystem ?? drm.preferredKeySystems[0] },
-      Object.keys(drm.servers).filter((keySystem) => has[keySystem] !== false),
+      { ...request, keySystem: request.keySystem ?? now.preferredKeySystems[0] },
+      Object.keys(now.servers).filter((keySystem) => has[keySystem] !== false),
       session,
     );
   };
@@ -242,21 +209,17 @@ export function attachLicenseAuth(
     media: () => target.getMediaElement?.(),
     // Through Shaka's networking engine: the app's filters and ours (token, answer, 7011) run on it.
     async send({ url, body }) {
+      // The networking engine fills in the rest (headers, attempt).
       const made = {
         uris: [url],
         method: 'POST',
-        body: typeof body === 'string' ? utf8(body) : toBytes(body),
-        headers: {},
-        allowCrossSiteCredentials: false,
-        retryParameters: target.getConfiguration().drm.retryParameters,
+        // The driver hands over the CDM's message as bytes.
+        body,
+        retryParameters: drm().retryParameters,
         licenseRequestType: 'license-renewal',
-        sessionId: null,
-        drmInfo: target.drmInfo?.() ?? null,
-        initData: null,
-        initDataType: null,
-        streamDataCallback: null,
+        drmInfo: target.drmInfo?.(),
       } as unknown as ShakaRequest;
-      const response = await net!.request(RequestType.LICENSE, made).promise;
+      const response = await net!.request(LICENSE, made).promise;
       return toBytes(response.data);
     },
     refused(error) {
@@ -266,7 +229,7 @@ export function attachLicenseAuth(
     },
   });
   const listeners: Record<string, (event: never) => void> = {
-    downloadfailed: (event: DownloadFailedEvent) => filters.onDownloadFailed(event),
+    downloadfailed: filters.onDownloadFailed,
     // Unloading must not wait for a slow site: Shaka waits for pending request filters. Only the
     // player's load ends: a preload and a Storage download go on.
     unloading: () => engine.loads.ended('The player unloaded before the token arrived.'),
@@ -300,11 +263,9 @@ export function attachLicenseAuth(
     detach() {
       if (!attached) return;
       attached = false;
-      if (net.request !== request) net.request = request;
+      filters.detach();
       if (resetConfiguration) target.resetConfiguration = resetConfiguration;
       if (load) target.load = load;
-      net.unregisterRequestFilter(filters.requestFilter);
-      net.unregisterResponseFilter(filters.responseFilter);
       engines.delete(net);
       for (const [type, listener] of Object.entries(listeners))
         target.removeEventListener?.(type, listener);
@@ -312,18 +273,13 @@ export function attachLicenseAuth(
       // Shaka resets a configuration entry given as undefined.
       const unset = (added: object) =>
         Object.fromEntries(Object.keys(added).map((k) => [k, undefined]));
-      const now = target.getConfiguration().drm;
-      const restore = {
-        ...(now.failureCallback === failureCallback && {
-          failureCallback: previousFailureCallback,
-        }),
-        ...(now.initDataTransform === routing.transform && {
-          initDataTransform: previousTransform,
-        }),
-      };
-      target.configure({
-        drm: { servers: unset(servers), advanced: unset(advanced), ...restore },
-      });
+      const back: Record<string, unknown> = { servers: unset(servers), advanced: unset(advanced) };
+      // The app's callback and transform again, unless it set others since.
+      const now = drm() as unknown as Record<string, unknown>;
+      for (const key of ['failureCallback', 'initDataTransform'] as const) {
+        if (now[key] === ours.drm[key]) back[key] = config[key];
+      }
+      target.configure({ drm: back });
     },
   };
 }

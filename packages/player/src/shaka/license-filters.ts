@@ -4,14 +4,16 @@ import { contentIdFromSkd, normaliseCertificate, spcFormBody } from '../engine/f
 import { findLicenseAuthError } from '../engine/find-error.ts';
 import { drmTypeFor, isFairPlay, LICENSE_MESSAGES, type DrmType } from '../engine/key-systems.ts';
 import { proxyFailure } from '../engine/proxy.ts';
-import { parseServiceError } from '../engine/service-error.ts';
+import { parseServiceError, toServiceError } from '../engine/service-error.ts';
 import type { LoadSession } from '../engine/session.ts';
 import { RENEWAL_INTERVAL_HEADER } from '../engine/site-client.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import type { GetContentId } from './options.ts';
 import {
-  RequestType,
+  LICENSE,
+  SERVER_CERTIFICATE,
   type DrmInfo,
+  type NetworkingEngine,
   type RequestContext,
   type RequestFilter,
   type ResponseFilter,
@@ -23,81 +25,94 @@ export interface FilterDeps {
   engine: Engine<LicenseAuthEvents>;
   /** The load a license request belongs to (the player's, a preload's, a download's). */
   sessionOf(request: ShakaRequest, context: RequestContext | undefined): Promise<LoadSession>;
-  /** The request as it was made, before any request filter (the app's included) changed it. */
-  original(request: ShakaRequest): { body: ShakaRequest['body']; headers: Record<string, string> };
-  /** Sends a license request through the networking engine the filters are registered on. */
-  send(request: ShakaRequest, session: LoadSession): Promise<ShakaResponse>;
+  /**
+   * The networking engine the filters go on: its license requests are tracked as they are made,
+   * and a re-send with a fresh token goes through it.
+   */
+  net: NetworkingEngine;
   /** Absolute URLs of the certificates the handle configured, whose answers are normalised. */
   certificateUrls: ReadonlySet<string>;
 }
 
 /** The parts of Shaka's `downloadfailed` event that are read. */
 export interface DownloadFailedEvent {
-  requestType: number;
   request: ShakaRequest;
   error: { code?: number; data?: unknown[] } | null;
   httpResponseCode: number;
 }
 
-/** What the networking engine returns for a request: its outcome, and a way to abort it. */
-export interface Operation {
-  promise: PromiseLike<unknown>;
-  abort(): unknown;
-}
-
 export interface LicenseFilters {
-  /**
-   * Called by the networking engine's `request` as a license request is made, before anyone else
-   * holds its operation: the operation (Shaka's own attempts included, the one with a fresh token
-   * after a 401/403 too) is aborted when its load ends.
-   */
-  track(request: ShakaRequest, operation: Operation): void;
-  requestFilter: RequestFilter;
-  responseFilter: ResponseFilter;
   onDownloadFailed(event: DownloadFailedEvent): void;
   /** The error ended a request whose load the app had left: no error for the app. */
   dropped(error: unknown): boolean;
+  /** Takes the filters off the networking engine, and gives it its own `request` back. */
+  detach(): void;
+}
+
+/** A license request as it was made, and the networking engine's operation for it. */
+interface Made {
+  /** The body and headers before any request filter (the app's included) changed them. */
+  body: ShakaRequest['body'];
+  headers: Record<string, string>;
+  operation: { promise: PromiseLike<unknown>; abort(): unknown };
+  /** Aborted because the app moved on: its failure is kept from the app. */
+  quiet?: boolean;
+}
+
+/** What the filters keep of a license request besides the exchange. */
+interface State extends LicenseExchange {
+  /** Our filter holds the request (waiting for a token): the end of its load does not abort it. */
+  busy?: boolean;
+  /** FairPlay: the body is the `spc=` form already (Shaka keeps it between attempts). */
+  formed?: boolean;
+  /** What our response filter made of the answer, before the filters after it ran. */
+  license?: ShakaResponse['data'];
 }
 
 export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
-  const { engine } = deps;
+  const { engine, net } = deps;
   const options = engine.options;
-  const getContentId = options.getContentId as GetContentId | undefined;
-  const states = new WeakMap<ShakaRequest, LicenseExchange>();
-  // What our filter made of a re-sent request's answer, before the filters after it ran: the
-  // refused request's answer becomes this, and runs through those filters once.
-  const resentLicenses = new WeakMap<ShakaRequest, ShakaResponse['data']>();
+  const states = new WeakMap<ShakaRequest, State>();
+  const made = new WeakMap<ShakaRequest, Made>();
   const droppedErrors = new WeakSet<object>();
-  const formed = new WeakSet<ShakaRequest>();
-  const operations = new WeakMap<ShakaRequest, Operation>();
-  // Requests aborted because the app moved on: their failure is kept from the app.
-  const abortedQuietly = new WeakSet<ShakaRequest>();
-  // Requests our filter holds (waiting for a token): the session's end rejects the filter with
-  // this package's ABORTED error, which says more than an aborted operation.
-  const filtering = new WeakSet<ShakaRequest>();
+  const drop = (error: unknown, quietly?: boolean) => {
+    if (quietly && typeof error === 'object' && error !== null) droppedErrors.add(error);
+  };
 
-  const track = (request: ShakaRequest, operation: Operation): void => {
-    operations.set(request, operation);
-    // Registered before the DRM engine's own handler, so the mark is there when it reports.
-    operation.promise.then(undefined, (error: unknown) => {
-      if (abortedQuietly.has(request) && typeof error === 'object' && error !== null) {
-        droppedErrors.add(error);
-      }
-    });
+  // Every license request (Shaka's own attempts included, the one with a fresh token after a
+  // 401/403 too) is tracked as it is made, before anyone else holds its operation. Shaka runs the
+  // request filters later, so its body and headers are still as they were made.
+  const request = net.request;
+  net.request = function (this: NetworkingEngine, type, shakaRequest, context) {
+    const operation = request.call(this, type, shakaRequest, context);
+    if (type === LICENSE) {
+      const record: Made = {
+        body: shakaRequest.body,
+        headers: { ...shakaRequest.headers },
+        operation,
+      };
+      made.set(shakaRequest, record);
+      // Registered before the DRM engine's own handler, so the mark is there when it reports.
+      operation.promise.then(undefined, (error: unknown) => drop(error, record.quiet));
+    }
+    return operation;
   };
 
   /** The request's operation ends with its load: the session's end aborts what is on the wire. */
-  const endWith = (request: ShakaRequest, session: LoadSession): void => {
-    const operation = operations.get(request);
-    if (!operation) return;
+  const endWith = (shakaRequest: ShakaRequest, state: State): void => {
+    const record = made.get(shakaRequest);
+    if (!record) return;
+    const { signal } = state.session;
+    // While our filter holds the request, the session's end rejects the filter with this
+    // package's ABORTED error, which says more than an aborted operation.
     const abort = () => {
-      if (filtering.has(request)) return;
-      if (session.movedOn) abortedQuietly.add(request);
-      operation.abort();
+      if (state.busy) return;
+      record.quiet = state.session.movedOn;
+      record.operation.abort();
     };
-    session.signal.addEventListener('abort', abort, { once: true });
-    const done = () => session.signal.removeEventListener('abort', abort);
-    operation.promise.then(done, done);
+    signal.addEventListener('abort', abort, { once: true });
+    const done = () => signal.removeEventListener('abort', abort);
+    record.operation.promise.then(done, done);
   };
 
   const authorise = async (
@@ -105,9 +120,8 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     context: RequestContext | undefined,
     drmInfo: DrmInfo,
     drmType: DrmType,
+    state: State | undefined,
   ): Promise<void> => {
-    let state = states.get(request);
-    if (state?.refused) throw state.refused;
     if (!state) {
       const { keySystem } = drmInfo;
       const session = await deps.sessionOf(request, context);
@@ -117,32 +131,31 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
         options,
         session,
         keySystem,
-        () => getContentId?.(drmInfo, request),
+        () => (options.getContentId as GetContentId | undefined)?.(drmInfo, request),
         () =>
           [request.initData, ...(drmInfo.keySystemUris ?? []), drmInfo.initData?.[0]?.initData]
             .map((source) => contentIdFromSkd(source))
             .find((id) => id),
       );
-      state = engine.begin(keySystem, drmType, cid, session);
+      state = engine.begin(keySystem, drmType, cid, session, request.licenseRequestType);
       states.set(request, state);
-      endWith(request, session);
+      endWith(request, state);
     }
     // Shaka keeps the body between attempts, so it is rewritten once (a re-send starts from the
     // CDM's own message again).
-    if (isFairPlay(state.keySystem) && request.body && !formed.has(request)) {
-      formed.add(request);
+    if (isFairPlay(state.keySystem) && request.body && !state.formed) {
+      state.formed = true;
       request.body = spcFormBody(request.body);
     }
     // Shaka resets headers before every attempt.
-    const { session } = state;
-    filtering.add(request);
+    state.busy = true;
     try {
+      // Shaka asserts a request has a URI.
       const proxied = await engine.authorize(
         state,
         request.headers,
         request.attempt,
-        request.licenseRequestType,
-        request.uris[0],
+        request.uris[0]!,
       );
       // Proxy mode: every URI is the proxy's (Shaka picked its index already), with cookies.
       if (proxied) {
@@ -152,15 +165,15 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     } catch (error) {
       // Rejected all the same: Shaka waits for a pending filter before it unloads. The failure
       // callback keeps it from the app.
-      if (session.movedOn && typeof error === 'object' && error !== null) droppedErrors.add(error);
+      drop(error, state.session.movedOn);
       throw error;
     } finally {
-      filtering.delete(request);
+      state.busy = false;
     }
   };
 
   const requestFilter: RequestFilter = (type, request, context) => {
-    if (type !== RequestType.LICENSE) return;
+    if (type !== LICENSE) return;
     const drmInfo = request.drmInfo;
     // `data:` URIs are Shaka's own ClearKey licenses, answered without a server.
     if (!drmInfo || request.uris.every((uri) => uri.startsWith('data:'))) return;
@@ -169,50 +182,49 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     if (kind && !LICENSE_MESSAGES.includes(kind)) return;
     const drmType = drmTypeFor(drmInfo.keySystem, options.drmTypes);
     if (!drmType) return;
-    // Shaka runs the filters once more after the last attempt and then sends nothing: only a
-    // refusal has to surface there.
-    if (request.attempt >= request.retryParameters.maxAttempts) {
-      const refused = states.get(request)?.refused;
-      if (refused) throw refused;
-      return;
-    }
+    // A refusal surfaces on every attempt; Shaka runs the filters once more after the last
+    // attempt and then sends nothing.
+    const state = states.get(request);
+    if (state?.refused) throw state.refused;
+    if (request.attempt >= request.retryParameters.maxAttempts) return;
     engine.checkHeader([request.uris[request.attempt % request.uris.length] ?? '']);
-    return authorise(request, context, drmInfo, drmType);
+    return authorise(request, context, drmInfo, drmType, state);
   };
 
   /**
    * A refusal a fresh token can fix: the request as it was made (the CDM's challenge, before any
    * filter wrapped it) goes once more through the networking engine, where every request filter
-   * runs on it once, with a fresh token; its answer replaces this one.
+   * runs on it once, with a fresh token; its answer replaces this one. It ends with its load, like
+   * the token fetch it waits for.
    */
-  const resendWithFreshToken = async (
-    state: LicenseExchange,
-    response: ShakaResponse,
-  ): Promise<void> => {
-    const { body, headers } = deps.original(response.originalRequest);
-    const copy: ShakaRequest = { ...response.originalRequest, body, headers: { ...headers } };
-    states.set(copy, { ...state, awaiting: false });
+  const resendWithFreshToken = async (state: State, response: ShakaResponse): Promise<void> => {
+    const refused = response.originalRequest;
+    const { body, headers } = made.get(refused) ?? refused;
+    const copy: ShakaRequest = { ...refused, body, headers: { ...headers } };
+    const next: State = { ...state, formed: false };
+    states.set(copy, next);
     try {
-      const fresh = await deps.send(copy, state.session);
-      response.data = resentLicenses.get(copy) ?? fresh.data;
+      const operation = net.request(LICENSE, copy);
+      endWith(copy, next);
+      const fresh = (await operation.promise) as ShakaResponse;
+      response.data = next.license ?? fresh.data;
       response.status = fresh.status;
     } catch (error) {
       const cause = findLicenseAuthError(error) ?? error;
-      if (state.session.movedOn && typeof cause === 'object' && cause !== null) {
-        droppedErrors.add(cause);
-      }
+      drop(cause, state.session.movedOn);
       throw cause;
     }
   };
 
   const responseFilter: ResponseFilter = (type, response) => {
-    if (type === RequestType.SERVER_CERTIFICATE) {
+    if (type === SERVER_CERTIFICATE) {
       if (deps.certificateUrls.has(response.originalUri)) {
         response.data = normaliseCertificate(response.data);
       }
       return;
     }
-    const state = type === RequestType.LICENSE ? states.get(response.originalRequest) : undefined;
+    // Only license requests have an exchange.
+    const state = states.get(response.originalRequest);
     if (!state) return;
     const license = engine.read(
       state,
@@ -222,12 +234,11 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       response.headers?.[RENEWAL_INTERVAL_HEADER],
     );
     if (!license) return resendWithFreshToken(state, response);
-    response.data = license as ShakaResponse['data'];
-    resentLicenses.set(response.originalRequest, response.data);
+    response.data = state.license = license as ShakaResponse['data'];
   };
 
   const onDownloadFailed = (event: DownloadFailedEvent): void => {
-    const state = event.requestType === RequestType.LICENSE ? states.get(event.request) : undefined;
+    const state = states.get(event.request);
     // A refused request fails once more in our own filter; its answer was reported already.
     if (!state || state.refused) return;
     const status = event.httpResponseCode || undefined;
@@ -238,26 +249,35 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
       ? proxyFailure(data[2] as string, status ?? 0, url, state)
       : undefined;
     const body = own ? null : parseServiceError(data[2] as string);
-    const error = own ?? (body ? engine.refusal(state, body, status ?? 0, url) : undefined);
+    const error = own ?? (body ? toServiceError(state, body, status ?? 0, url) : undefined);
     engine.report(state, status, error);
     // Shaka runs the request filters once more even when no attempt is left, so a refusal thrown
     // there reaches the app in place of a bare HTTP status error.
     const attemptsLeft = event.request.attempt + 1 < event.request.retryParameters.maxAttempts;
-    if (attemptsLeft && engine.canRefresh(state, body, status)) {
-      state.renewToken = state.renewed = true;
-    } else if (error && !(own && attemptsLeft && status! >= 500)) {
-      // The proxy's passing failures (5xx: the service or the site's decision) are tried again.
+    // The proxy's passing failures (5xx: the service or the site's decision) are tried again.
+    if (
+      !(attemptsLeft && engine.refresh(state, body, status)) &&
+      error &&
+      !(own && attemptsLeft && status! >= 500)
+    ) {
       state.refused = error;
     }
   };
 
-  const dropped = (error: unknown) => {
-    const cause = findLicenseAuthError(error);
-    if (cause !== null) return droppedErrors.has(cause);
+  net.registerRequestFilter(requestFilter);
+  net.registerResponseFilter(responseFilter);
+  return {
+    onDownloadFailed,
     // An operation aborted because its load ended: Shaka's LICENSE_REQUEST_FAILED wraps its error.
-    const inner = (error as { data?: unknown[] } | null)?.data?.[0];
-    return typeof inner === 'object' && inner !== null && droppedErrors.has(inner);
+    dropped: (error) =>
+      droppedErrors.has(
+        (findLicenseAuthError(error) ??
+          (error as { data?: unknown[] } | null)?.data?.[0]) as object,
+      ),
+    detach() {
+      net.request = request;
+      net.unregisterRequestFilter(requestFilter);
+      net.unregisterResponseFilter(responseFilter);
+    },
   };
-
-  return { track, requestFilter, responseFilter, onDownloadFailed, dropped };
 }

@@ -1,6 +1,6 @@
 import type { Engine } from '../engine/engine.ts';
 import { LicenseAuthError } from '../engine/errors.ts';
-import { trackOperations, type LoadSession, type Operations } from '../engine/session.ts';
+import type { LoadSession } from '../engine/session.ts';
 import type { DrmInfo, InitDataTransform, ShakaRequest } from './shaka-types.ts';
 
 /** A Storage operation as `store()` returns it, or any promise that settles when it ends. */
@@ -21,11 +21,11 @@ export type Operation = PromiseLike<unknown> | { promise: PromiseLike<unknown> }
  * A request of none of them goes with `contentId` / `getContentId`, never with another load's cid.
  */
 export interface LoadRouting {
-  /** What Shaka gives for each operation, bound to the operation's session. */
-  operations: Operations;
+  /** The session of what Shaka gave for an operation (a preload manager), if it is bound to one. */
+  of(key: unknown): LoadSession | undefined;
   sessionOf(request: ShakaRequest): Promise<LoadSession>;
   /** `drm.initDataTransform` for the configuration: the one the next download copies. */
-  readonly transform: InitDataTransform;
+  transform: InitDataTransform;
   /** A preload of the asset `cid` (`player.preload()`, or the preload manager it resolved to). */
   preload(cid: string, preloading: object): LoadSession;
   /** A Storage download of the asset `cid` under way, until `operation` settles. */
@@ -34,24 +34,33 @@ export interface LoadRouting {
   removal(cid: string, operation: Operation): LoadSession;
 }
 
+/** What the routing uses of a shaka.Player (a shaka.offline.Storage has no `drmInfo`). */
+export interface RoutedPlayer {
+  /** The DRM info of the player's own load. */
+  drmInfo?(): DrmInfo | null;
+  isFullyLoaded?(): boolean;
+  getAssetUri?(): string | null;
+  configure(config: object): unknown;
+}
+
 // How long a license request of a DRM engine the player does not report waits while the player
 // loads: the player takes its DRM engine over within milliseconds of starting it.
 const OWNER_WAIT_MS = 3000;
 const OWNER_POLL_MS = 10;
 
-/**
- * `playerDrmInfo`: the DRM info of the player's own load (`player.drmInfo`, absent on a Storage);
- * `loadingWithoutDrm`: a load is under way whose DRM engine the player does not report yet;
- * `configure`: puts the next download's `drm.initDataTransform` in the configuration.
- */
+/** `previousTransform`: the app's `drm.initDataTransform`, which every transform calls on. */
 export function createLoadRouting(
   engine: Engine,
+  player: RoutedPlayer,
   previousTransform: InitDataTransform | undefined,
-  playerDrmInfo: (() => DrmInfo | null) | undefined,
-  loadingWithoutDrm: () => boolean,
-  configure: (transform: InitDataTransform) => void,
 ): LoadRouting {
-  const operations = trackOperations();
+  // What Shaka gives for each operation (a DRM engine's drmInfo, a preload manager), bound to the
+  // operation's session: requests are looked up by it, never by the order they arrive in; the
+  // first binding holds.
+  const bound = new WeakMap<object, LoadSession>();
+  const bind = (key: object | null, session: LoadSession) => {
+    if (key && !bound.has(key)) bound.set(key, session);
+  };
   const removals = new Set<LoadSession>();
   let unnamed: LoadSession | undefined;
   const until = (session: LoadSession, operation: Operation, why: string) => {
@@ -59,13 +68,13 @@ export function createLoadRouting(
     Promise.resolve('promise' in operation ? operation.promise : operation).then(end, end);
     return session;
   };
-  // The transform the next download copies, and the download it is named for.
-  let owner: { session?: LoadSession } = {};
-  let transform: InitDataTransform;
+  // Names the download or preload the transform in the configuration was copied for.
+  let name: (session: LoadSession) => void;
   const nextTransform = (): InitDataTransform => {
-    const named: typeof owner = (owner = {});
+    let named: LoadSession | undefined;
+    name = (session) => (named = session);
     return (initData, initDataType, drmInfo) => {
-      if (named.session && drmInfo) operations.bind(drmInfo, named.session);
+      if (named && drmInfo) bind(drmInfo, named);
       return previousTransform ? previousTransform(initData, initDataType, drmInfo) : initData;
     };
   };
@@ -74,50 +83,56 @@ export function createLoadRouting(
   // transform is this operation's, and the next one gets a fresh one.
   const claim = (cid: string) => {
     const session = engine.open(cid);
-    owner.session = session;
-    configure((transform = nextTransform()));
+    name(session);
+    routing.transform = nextTransform();
+    player.configure({ drm: { initDataTransform: routing.transform } });
     return session;
   };
-  transform = nextTransform();
-  return {
-    operations,
-    get transform() {
-      return transform;
-    },
+  const routing: LoadRouting = {
+    transform: nextTransform(),
+    of: (key) => bound.get(key as object),
     async sessionOf({ drmInfo, licenseRequestType }) {
-      if (!drmInfo || !playerDrmInfo) return engine.loads.current();
+      if (!drmInfo || !player.drmInfo) return engine.loads.current();
       // The player's load starts its DRM engine (and, with init data in the manifest, its first
-      // license requests) before the player reports it: a request of an engine the player does
-      // not report waits until the player says whose it is.
+      // license requests) before the player reports it: while a load under way has not handed
+      // its DRM engine to the player yet, a request waits until the player says whose it is.
       for (
         let waited = 0;
-        waited < OWNER_WAIT_MS && drmInfo !== playerDrmInfo() && loadingWithoutDrm();
+        waited < OWNER_WAIT_MS &&
+        player.isFullyLoaded?.() === false &&
+        !!player.getAssetUri?.() &&
+        !player.drmInfo();
         waited += OWNER_POLL_MS
       ) {
         await new Promise((done) => setTimeout(done, OWNER_POLL_MS));
       }
       // The player's own engine is its load's, whatever else copied the same configuration.
-      const own = drmInfo === playerDrmInfo() && engine.loads.current();
-      if (own) operations.bind(drmInfo, own);
-      const session = own || operations.of(drmInfo);
-      if (licenseRequestType === 'license-release' && !session) {
+      const own = drmInfo === player.drmInfo() && engine.loads.current();
+      if (own) bind(drmInfo, own);
+      const session = own || bound.get(drmInfo);
+      const release = licenseRequestType === 'license-release';
+      if (release && !session) {
         // A release carries the token of what it releases: the removal named for it.
         const [removal, other] = removals;
-        if (other) throw several();
+        if (other) {
+          throw new LicenseAuthError(
+            'NO_CONTENT_ID',
+            'A license release while several removals are under way: Shaka does not say whose; remove one at a time.',
+          );
+        }
         if (removal) return removal;
       }
       // After its load ended (a persistent session released on unload) too.
-      if (session?.ended && licenseRequestType === 'license-release')
-        return engine.open(session.cid);
+      if (release && session?.ended) return engine.open(session.cid);
       // A DRM engine the app named nothing for: `contentId` / `getContentId` decide, as for a load.
       return session ?? (unnamed ??= engine.open(undefined));
     },
     preload(cid, preloading) {
       const session = claim(cid);
-      operations.bind(preloading, session);
+      bind(preloading, session);
       // The preload manager the app hands to player.load() names that load.
       Promise.resolve(preloading).then(
-        (manager) => operations.bind(manager as object, session),
+        (manager) => bind(manager as object, session),
         () => session.end('The preload failed.'),
       );
       return session;
@@ -132,10 +147,5 @@ export function createLoadRouting(
       return until(session, operation, 'The removal ended.');
     },
   };
+  return routing;
 }
-
-const several = () =>
-  new LicenseAuthError(
-    'NO_CONTENT_ID',
-    'A license release while several removals are under way: Shaka does not say whose; remove one at a time.',
-  );

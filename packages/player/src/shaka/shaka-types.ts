@@ -20,4 +20,6 @@ export type ResponseFilter = ShakaModule.default.extern.ResponseFilter;
 export type InitDataTransform = ShakaModule.default.extern.InitDataTransform;
 
 /** `shaka.net.NetworkingEngine.RequestType` values this package reacts to (stable across 4.x and 5.x). */
-export const RequestType = { LICENSE: 2, SERVER_CERTIFICATE: 5 } as const;
+export const LICENSE = 2;
+export const SERVER_CERTIFICATE = 5;
+export const RequestType = { LICENSE, SERVER_CERTIFICATE } as const;

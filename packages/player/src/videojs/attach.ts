@@ -86,7 +86,7 @@ export function attachLicenseAuth(
     );
   }
   const engine = createEngine(opts);
-  const sender = createLicenseSender(engine);
+  const send = createLicenseSender(engine);
   engine.checkHeader(Object.values(engine.servers));
   // The plugin becomes an object with its options once it runs for the player.
   if (typeof player.eme === 'function') (player.eme as () => void).call(player);
@@ -144,7 +144,7 @@ export function attachLicenseAuth(
       () => opts.getContentId?.({ keySystem, emeOptions: emeOptions as Record<string, unknown> }),
       () => skdId as string | null,
     );
-    return sender.send({
+    return send({
       keySystem,
       drmType,
       cid,
@@ -161,6 +161,14 @@ export function attachLicenseAuth(
       session,
     });
   };
+
+  // The player's error (MEDIA_ERR_ENCRYPTED), which stops playback: the app hears why.
+  const playerError = (error: Error) =>
+    (player.error as ((e: object) => unknown) | undefined)?.call(player, {
+      code: 5,
+      message: error.message,
+      originalError: error,
+    });
 
   const keySystems: Record<string, VideoJsKeySystem> = {};
   // Key systems without a drm_type (not built in, not in drmTypes) stay the app's.
@@ -183,14 +191,7 @@ export function attachLicenseAuth(
             callback(error);
             // The plugin drops a failed renewal silently: the stream stops counting, the app
             // must hear why (e.g. the concurrent-stream limit).
-            if (renewal) {
-              const setError = player.error as ((e: object) => unknown) | undefined;
-              setError?.call(player, {
-                code: 5,
-                message: (error as Error).message,
-                originalError: error,
-              });
-            }
+            if (renewal) playerError(error as Error);
           },
         );
       },
@@ -218,14 +219,9 @@ export function attachLicenseAuth(
     attached && engine.prefetch(request, Object.keys(keySystems), engine.loads.current());
   // A renewal refused for good: the player's error (MEDIA_ERR_ENCRYPTED), which stops playback.
   const renew = renewEachLoad(engine, {
-    send: sender.send,
+    send,
     media: () => (player.tech?.(true) as { el?(): RenewalMedia } | undefined)?.el?.(),
-    refused: (error) =>
-      (player.error as ((e: object) => unknown) | undefined)?.call(player, {
-        code: 5,
-        message: error.message,
-        originalError: error,
-      }),
+    refused: playerError,
   });
   const onLoadStart = () => {
     renew(engine.loads.started(player.currentSrc?.()));
@@ -243,12 +239,11 @@ export function attachLicenseAuth(
   };
   player.on('loadstart', onLoadStart);
   player.on('dispose', detach);
-  const { clearTokens } = engine;
   return {
     keySystems,
     prefetch,
     load: engine.loads.name,
-    clearTokens,
+    clearTokens: engine.clearTokens,
     detach,
     on: engine.emitter.on,
   };

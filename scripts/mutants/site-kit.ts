@@ -612,8 +612,8 @@ export const siteKit: Catalogue = {
     {
       id: 'write-batch-reversed',
       file: `${S}/http/write-batch.ts`,
-      original: 'for (const write of now) write();',
-      mutated: 'for (const write of now.reverse()) write();',
+      original: 'for (const run of now) run();',
+      mutated: 'for (const run of now.reverse()) run();',
       why: 'answers of one turn go out in the order they became ready',
     },
     {

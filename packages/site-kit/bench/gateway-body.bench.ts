@@ -13,11 +13,12 @@
 //    at 2 KB (character loops that built the value a slice at a time grew to 2-3x).
 //
 // Interleaved rounds (sizes and handlers alternate), medians per size.
-import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isBase64 } from '../src/encoding/base64.ts';
 import { readDataParameter } from '../src/http/form-body.ts';
 import { createGatewayHandler, encodeGatewayRequest } from '../src/index.ts';
 import { goal } from '../../../scripts/bench-goal.ts';
+import { handGatewayAnswer } from './hand-gateway.ts';
 import { median, table } from './measure.ts';
 
 const SIZES_KB = [0.2, 2, 6, 24, 58];
@@ -55,25 +56,12 @@ function gatewayBody(kb: number): string {
   return body;
 }
 
-const key = createSecretKey(Buffer.from(SITE_KEY));
-const IV = Buffer.from('0123456789abcdef');
 const ANSWER_HEADERS = { 'content-type': 'text/plain; charset=utf-8' };
 
-// The hand-written gateway of http.bench.ts on web objects: decrypt, answer the nonce, encrypt.
+// The hand-written gateway of http.bench.ts on web objects.
+const handAnswer = handGatewayAnswer(SITE_KEY);
 async function handGateway(request: Request): Promise<Response> {
-  const data = new URLSearchParams(await request.text()).get('data') ?? '';
-  const d = createDecipheriv('aes-256-cbc', key, IV);
-  const plain = Buffer.concat([d.update(data, 'base64'), d.final()]).toString();
-  const { nonce } = JSON.parse(plain) as { nonce: string };
-  const answer = JSON.stringify({
-    error_code: '0000',
-    error_message: 'success',
-    playback_policy: { limit: true, duration: 86400 },
-    nonce,
-  });
-  const c = createCipheriv('aes-256-cbc', key, IV);
-  const text = Buffer.concat([c.update(answer), c.final()]).toString('base64');
-  return new Response(text, { status: 200, headers: ANSWER_HEADERS });
+  return new Response(handAnswer(await request.text()), { status: 200, headers: ANSWER_HEADERS });
 }
 
 const siteKit = createGatewayHandler({

@@ -7,7 +7,7 @@
 // interleaved rounds and each ratio is taken within its round, so load from other processes on the
 // machine hits the reference and the candidate alike; medians of rounds. A ratio is printed only when
 // its reference was saturated (its event loop never waited for the load). Methodology: README.md.
-import { createCipheriv, createDecipheriv, createSecretKey, hash } from 'node:crypto';
+import { createCipheriv, createSecretKey, hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createGatewayHandler,
@@ -32,6 +32,7 @@ import {
   type Listener,
   type RunFigures,
 } from '../../../scripts/bench-load.ts';
+import { handGatewayAnswer } from './hand-gateway.ts';
 
 const SITE = {
   siteId: 'BENCH',
@@ -79,21 +80,10 @@ function send(res: ServerResponse, status: number, body: string): void {
   });
 }
 
-// Hand-written gateway: decrypt, answer the nonce with a fixed policy, encrypt. No checks.
+// Hand-written gateway (hand-gateway.ts): decrypt, answer the nonce with a fixed policy, encrypt.
+const handAnswer = handGatewayAnswer(SITE.siteKey);
 function handGateway(req: IncomingMessage, res: ServerResponse): void {
-  readAll(req, (body) => {
-    const data = new URLSearchParams(body).get('data') ?? '';
-    const d = createDecipheriv('aes-256-cbc', key, IV);
-    const plain = Buffer.concat([d.update(data, 'base64'), d.final()]).toString();
-    const { nonce } = JSON.parse(plain) as { nonce: string };
-    const answer = JSON.stringify({
-      error_code: '0000',
-      error_message: 'success',
-      playback_policy: { limit: true, duration: 86400 },
-      nonce,
-    });
-    send(res, 200, encrypt(answer));
-  });
+  readAll(req, (body) => send(res, 200, handAnswer(body)));
 }
 
 // Hand-written token endpoint: read {cid, drm_type}, encrypt the policy, hash, token JSON, base64.

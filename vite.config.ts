@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // happy-dom whose page console is shown with a failing test only (test/support/page-console.ts).
@@ -9,6 +10,10 @@ const pageConsole = new URL('./test/support/page-console.ts', import.meta.url).p
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // vitest's default for a run is one worker less than the cores: one worker on a 2-core machine,
+    // and every file in a row. The suite mostly waits (browsers playing in real time, servers,
+    // child processes), so a worker per core halves the wall time there.
+    maxWorkers: availableParallelism(),
     projects: [
       {
         test: {

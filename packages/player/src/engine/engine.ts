@@ -174,7 +174,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       createSiteFetcher(
         opts.axios
           ? axiosPost(opts.axios)
-          : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init))),
+          : fetchPost(opts.fetch),
         source,
         opts.kind,
         opts.retry,

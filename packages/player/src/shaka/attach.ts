@@ -125,12 +125,7 @@ export function attachLicenseAuth(
   // The app's own transform and failure callback run within the handle's.
   const routing = createLoadRouting(engine, target, config.initDataTransform);
 
-  const filters = createLicenseFilters({
-    engine,
-    sessionOf: routing.sessionOf,
-    net,
-    certificateUrls,
-  });
+  const filters = createLicenseFilters(engine, routing.sessionOf, net, certificateUrls);
   const failureCallback = createFailureCallback(
     target,
     config.failureCallback,

@@ -27,12 +27,12 @@ export function createFailureCallback(
   previous: ((error: ShakaError) => unknown) | undefined,
   emit: Emitter<LicenseAuthEvents>['emit'],
   retries: number,
-  isDropped: (error: ShakaError) => boolean = () => false,
+  isDropped?: (error: ShakaError) => boolean,
 ): (error: ShakaError) => void {
   const retried = new Map<string, number>();
   return (shakaError) => {
     // A request of a load the app left (another asset, an unload): not a failure at all.
-    if (isDropped(shakaError)) {
+    if (isDropped?.(shakaError)) {
       shakaError.handled = true;
       return;
     }

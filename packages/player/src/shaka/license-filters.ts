@@ -21,19 +21,6 @@ import {
   type ShakaResponse,
 } from './shaka-types.ts';
 
-export interface FilterDeps {
-  engine: Engine<LicenseAuthEvents>;
-  /** The load a license request belongs to (the player's, a preload's, a download's). */
-  sessionOf(request: ShakaRequest, context: RequestContext | undefined): Promise<LoadSession>;
-  /**
-   * The networking engine the filters go on: its license requests are tracked as they are made,
-   * and a re-send with a fresh token goes through it.
-   */
-  net: NetworkingEngine;
-  /** Absolute URLs of the certificates the handle configured, whose answers are normalised. */
-  certificateUrls: ReadonlySet<string>;
-}
-
 /** The parts of Shaka's `downloadfailed` event that are read. */
 export interface DownloadFailedEvent {
   request: ShakaRequest;
@@ -55,8 +42,6 @@ interface Made {
   body: ShakaRequest['body'];
   headers: Record<string, string>;
   operation: { promise: PromiseLike<unknown>; abort(): unknown };
-  /** Aborted because the app moved on: its failure is kept from the app. */
-  quiet?: boolean;
 }
 
 /** What the filters keep of a license request besides the exchange. */
@@ -69,8 +54,18 @@ interface State extends LicenseExchange {
   license?: ShakaResponse['data'];
 }
 
-export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
-  const { engine, net } = deps;
+/**
+ * `sessionOf`: the load a license request belongs to (the player's, a preload's, a download's).
+ * `net`: the networking engine the filters go on; its license requests are tracked as they are
+ * made, and a re-send with a fresh token goes through it. `certificateUrls`: absolute URLs of the
+ * certificates the handle configured, whose answers are normalised.
+ */
+export function createLicenseFilters(
+  engine: Engine<LicenseAuthEvents>,
+  sessionOf: (request: ShakaRequest, context: RequestContext | undefined) => Promise<LoadSession>,
+  net: NetworkingEngine,
+  certificateUrls: ReadonlySet<string>,
+): LicenseFilters {
   const options = engine.options;
   const states = new WeakMap<ShakaRequest, State>();
   const made = new WeakMap<ShakaRequest, Made>();
@@ -92,8 +87,11 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
         operation,
       };
       made.set(shakaRequest, record);
-      // Registered before the DRM engine's own handler, so the mark is there when it reports.
-      operation.promise.then(undefined, (error: unknown) => drop(error, record.quiet));
+      // Registered before the DRM engine's own handler, so the mark is there when it reports: a
+      // request whose load the app left fails quietly.
+      operation.promise.then(undefined, (error: unknown) =>
+        drop(error, states.get(shakaRequest)?.session.movedOn),
+      );
     }
     return operation;
   };
@@ -106,9 +104,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     // While our filter holds the request, the session's end rejects the filter with this
     // package's ABORTED error, which says more than an aborted operation.
     const abort = () => {
-      if (state.busy) return;
-      record.quiet = state.session.movedOn;
-      record.operation.abort();
+      if (!state.busy) record.operation.abort();
     };
     signal.addEventListener('abort', abort, { once: true });
     const done = () => signal.removeEventListener('abort', abort);
@@ -124,7 +120,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   ): Promise<void> => {
     if (!state) {
       const { keySystem } = drmInfo;
-      const session = await deps.sessionOf(request, context);
+      const session = await sessionOf(request, context);
       // FairPlay: skd init data (legacy and native HLS), else the skd:// URI Shaka's HLS parser
       // puts in keySystemUris (HLS through MSE, where the init data is a sinf box).
       const cid = await resolveContentId(
@@ -218,7 +214,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
 
   const responseFilter: ResponseFilter = (type, response) => {
     if (type === SERVER_CERTIFICATE) {
-      if (deps.certificateUrls.has(response.originalUri)) {
+      if (certificateUrls.has(response.originalUri)) {
         response.data = normaliseCertificate(response.data);
       }
       return;

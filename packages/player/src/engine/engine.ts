@@ -194,8 +194,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     cid: string,
     drmType: DrmType,
     waitSignal?: AbortSignal,
-    renewal = false,
-    fresh = false,
+    renewal?: boolean,
+    fresh?: boolean,
   ): Promise<CachedToken> => {
     const before = cleared;
     try {
@@ -373,7 +373,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     },
     destroy() {
       const why = 'The license auth handle was detached.';
-      for (const session of [...sessions]) session.end(why, false);
+      // A session leaves the set as it ends, which a Set's iteration allows.
+      for (const session of sessions) session.end(why, false);
       cache.destroy();
       emitter.clear();
     },

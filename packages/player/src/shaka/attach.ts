@@ -123,7 +123,7 @@ export function attachLicenseAuth(
     if (url) certificateUrls.add(url);
   }
   // The app's own transform and failure callback run within the handle's.
-  const routing = createLoadRouting(engine, target, config.initDataTransform);
+  const routing = createLoadRouting(engine, target, config.initDataTransform, autoPrefetch);
 
   const filters = createLicenseFilters(engine, routing.sessionOf, net, certificateUrls);
   const failureCallback = createFailureCallback(
@@ -167,17 +167,18 @@ export function attachLicenseAuth(
   // The configured key systems this browser has, asked once and in the background, as Shaka asks:
   // with one URL for all of them, the only one it has is the one the first load takes (no EME: none
   // is asked, and none is ruled out).
-  const has: Record<string, boolean> = {};
-  const probed = Promise.allSettled(
-    Object.keys(drm().servers).map(async (keySystem) => {
-      const eme = (globalThis as { navigator?: Eme }).navigator;
-      if (!eme?.requestMediaKeySystemAccess) return;
-      has[keySystem] = false;
-      await eme.requestMediaKeySystemAccess(keySystem, [
-        { videoCapabilities: [{ contentType: 'video/mp4; codecs="avc1.42E01E"' }] },
-      ]);
-      has[keySystem] = true;
-    }),
+  const lacks: Record<string, boolean> = {};
+  const probed = Promise.all(
+    // Asked in a then(): a browser that throws at once lacks it too.
+    Object.keys(drm().servers).map((keySystem) =>
+      Promise.resolve()
+        .then(() =>
+          (globalThis as { navigator?: Eme }).navigator?.requestMediaKeySystemAccess?.(keySystem, [
+            { videoCapabilities: [{ contentType: 'video/mp4; codecs="avc1.42E01E"' }] },
+          ]),
+        )
+        .catch(() => (lacks[keySystem] = true)),
+    ),
   );
   let attached = true;
   const prefetchFor = async (
@@ -189,14 +190,15 @@ export function attachLicenseAuth(
     const now = drm();
     return engine.prefetch(
       { ...request, keySystem: request.keySystem ?? now.preferredKeySystems[0] },
-      Object.keys(now.servers).filter((keySystem) => has[keySystem] !== false),
+      Object.keys(now.servers).filter((keySystem) => !lacks[keySystem]),
       session,
     );
   };
   const prefetch = (request?: PrefetchOptions) => prefetchFor(engine.loads.current(), request);
-  const autoPrefetch = (session: LoadSession) => {
+  // Declared, not assigned: the routing made above takes it.
+  function autoPrefetch(session: LoadSession) {
     if (opts.autoPrefetch) prefetchFor(session).catch(() => undefined);
-  };
+  }
 
   // A renewal refused for good: Shaka's error event (a DRM LICENSE_REQUEST_FAILED holding the
   // refusal in its data), and the player unloads.
@@ -242,18 +244,9 @@ export function attachLicenseAuth(
     prefetch,
     load: engine.loads.name,
     clearTokens: engine.clearTokens,
-    preload(contentId, preloading) {
-      autoPrefetch(routing.preload(contentId, preloading));
-      return preloading;
-    },
-    store(contentId, operation) {
-      autoPrefetch(routing.download(contentId, operation));
-      return operation;
-    },
-    remove(contentId, operation) {
-      routing.removal(contentId, operation);
-      return operation;
-    },
+    preload: routing.preload,
+    store: routing.download,
+    remove: routing.removal,
     on: engine.emitter.on,
     detach() {
       if (!attached) return;

@@ -172,9 +172,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   const fetchToken = withTokenDeadline(
     opts.fetcher ??
       createSiteFetcher(
-        opts.axios
-          ? axiosPost(opts.axios)
-          : fetchPost(opts.fetch),
+        opts.axios ? axiosPost(opts.axios) : fetchPost(opts.fetch),
         source,
         opts.kind,
         opts.retry,
@@ -368,7 +366,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       )
         return false;
       x.renewed = true;
-      if (x.token !== undefined) cache.invalidate(keyOf(x.cid, x.drmType), x.token);
+      cache.invalidate(keyOf(x.cid, x.drmType), x.token);
       return true;
     },
     destroy() {

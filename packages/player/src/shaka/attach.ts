@@ -207,7 +207,7 @@ export function attachLicenseAuth(
     // Through Shaka's networking engine: the app's filters and ours (token, answer, 7011) run on it.
     async send({ url, body }) {
       // The networking engine fills in the rest (headers, attempt).
-      const made = {
+      const response = await net!.request(LICENSE, {
         uris: [url],
         method: 'POST',
         // The driver hands over the CDM's message as bytes.
@@ -215,13 +215,16 @@ export function attachLicenseAuth(
         retryParameters: drm().retryParameters,
         licenseRequestType: 'license-renewal',
         drmInfo: target.drmInfo?.(),
-      } as unknown as ShakaRequest;
-      const response = await net!.request(LICENSE, made).promise;
+      } as unknown as ShakaRequest).promise;
       return toBytes(response.data);
     },
     refused(error) {
-      const detail = { severity: 2, category: 6, code: 6007, data: [error] };
-      target.dispatchEvent?.({ type: 'error', detail, stopped: false, defaultPrevented: false });
+      target.dispatchEvent?.({
+        type: 'error',
+        detail: { severity: 2, category: 6, code: 6007, data: [error] },
+        stopped: false,
+        defaultPrevented: false,
+      });
       void target.unload?.().catch(() => undefined);
     },
   });

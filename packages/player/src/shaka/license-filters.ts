@@ -70,9 +70,8 @@ export function createLicenseFilters(
   const states = new WeakMap<ShakaRequest, State>();
   const made = new WeakMap<ShakaRequest, Made>();
   const droppedErrors = new WeakSet<object>();
-  const drop = (error: unknown, quietly?: boolean) => {
-    if (quietly && typeof error === 'object' && error !== null) droppedErrors.add(error);
-  };
+  // Object(): a WeakSet holds objects only, and what is thrown is one in practice.
+  const drop = (error: unknown, quietly?: boolean) => quietly && droppedErrors.add(Object(error));
 
   // Every license request (Shaka's own attempts included, the one with a fresh token after a
   // 401/403 too) is tracked as it is made, before anyone else holds its operation. Shaka runs the

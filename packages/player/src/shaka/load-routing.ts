@@ -105,13 +105,10 @@ export function createLoadRouting(
       // The player's load starts its DRM engine (and, with init data in the manifest, its first
       // license requests) before the player reports it: while a load under way has not handed
       // its DRM engine to the player yet, a request waits until the player says whose it is.
+      // A shaka.Player (it has drmInfo()) has the others too.
       for (
-        let waited = 0;
-        waited < OWNER_WAIT_MS &&
-        player.isFullyLoaded?.() === false &&
-        !!player.getAssetUri?.() &&
-        !player.drmInfo();
-        waited += OWNER_POLL_MS
+        let polls = OWNER_WAIT_MS / OWNER_POLL_MS;
+        polls-- && !player.isFullyLoaded!() && player.getAssetUri!() && !player.drmInfo();
       ) {
         await new Promise((done) => setTimeout(done, OWNER_POLL_MS));
       }

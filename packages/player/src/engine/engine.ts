@@ -306,7 +306,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         headers[STREAM_ID_HEADER] = x.session.id ??= crypto.randomUUID();
       }
       const contentType = challengeContentType(x.keySystem);
-      if (contentType !== undefined) {
+      if (contentType) {
         // One Content-Type, whatever case the player or the CDM wrote it in.
         for (const name of Object.keys(headers))
           if (name.toLowerCase() === 'content-type') delete headers[name];

@@ -51,7 +51,7 @@ export function readLicenseAnswer(
   const license = !text
     ? null
     : binary && /^(?:[\da-f]{2})+$/i.test(text)
-      ? Uint8Array.from(text.match(/../g) ?? [], (h) => parseInt(h, 16))
+      ? Uint8Array.from(text.match(/../g)!, (h) => parseInt(h, 16))
       : binary && !keySystem.startsWith('org.w3.clearkey')
         ? fromBase64(text)
         : utf8(text);

@@ -382,7 +382,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
 
 /**
  * The cid of a license request: the one the app named for its load, `contentId`, what
- * `getContentId` returns, or an `skd://` URI.
+ * `getContentId` returns (`fromApp` asks it, and is `undefined` without one), or an `skd://` URI.
  */
 export async function resolveContentId(
   opts: ResolvedOptions,
@@ -394,7 +394,7 @@ export async function resolveContentId(
   const cid =
     session.cid ??
     opts.contentId ??
-    (opts.getContentId ? await fromApp() : undefined) ??
+    (await fromApp()) ??
     (isFairPlay(keySystem) ? fromSkd() : undefined);
   if (!cid) {
     throw new LicenseAuthError(

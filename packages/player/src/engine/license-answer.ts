@@ -33,7 +33,7 @@ export function readLicenseAnswer(
   if (builder) {
     throw new LicenseAuthError(
       'LICENSE_RESPONSE',
-      `The ${drmType} license answer is a token builder's error (${builder.code}${builder.message ? `: ${builder.message}` : ''}), not the license service's: the site's token code failed (a proxy passed it on); check the site's logs.`,
+      `The ${drmType} license answer is a token builder's error (${builder.code}${builder.message ? `: ${builder.message}` : ''}), not the license service's: the site's token code failed; check the site's logs.`,
     );
   }
   if (!body || !('license' in body)) return {};

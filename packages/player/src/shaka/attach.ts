@@ -87,7 +87,7 @@ export function attachLicenseAuth(
   }
   if (engines.has(net)) {
     throw invalidOptions(
-      'this networking engine has a handle already (a Storage built on a player shares the player’s): attach once, or detach() first',
+      'this networking engine has a handle already (a Storage built on a player shares it): attach once, or detach() first',
     );
   }
   const engine = createEngine<LicenseAuthEvents>(opts);

@@ -182,7 +182,7 @@ export function createLicenseFilters(
     const state = states.get(request);
     if (state?.refused) throw state.refused;
     if (request.attempt >= request.retryParameters.maxAttempts) return;
-    engine.checkHeader([request.uris[request.attempt % request.uris.length] ?? '']);
+    engine.checkHeader([request.uris[request.attempt % request.uris.length]!]);
     return authorise(request, context, drmInfo, drmType, state);
   };
 

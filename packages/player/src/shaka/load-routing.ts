@@ -123,7 +123,7 @@ export function createLoadRouting(
         if (other) {
           throw new LicenseAuthError(
             'NO_CONTENT_ID',
-            'A license release while several removals are under way: Shaka does not say whose; remove one at a time.',
+            'A license release during several removals: Shaka does not say whose; remove one at a time.',
           );
         }
         if (removal) return removal;

@@ -219,10 +219,11 @@ export function attachLicenseAuth(
       return toBytes(response.data);
     },
     refused(error) {
+      // What Shaka's dispatchEvent() reads of a FakeEvent (`stopped`, unset: not stopped) and what
+      // an app's listener may (`defaultPrevented`).
       target.dispatchEvent?.({
         type: 'error',
         detail: { severity: 2, category: 6, code: 6007, data: [error] },
-        stopped: false,
         defaultPrevented: false,
       });
       void target.unload?.().catch(() => undefined);
@@ -232,7 +233,7 @@ export function attachLicenseAuth(
     downloadfailed: filters.onDownloadFailed,
     // Unloading must not wait for a slow site: Shaka waits for pending request filters. Only the
     // player's load ends: a preload and a Storage download go on.
-    unloading: () => engine.loads.ended('The player unloaded before the token arrived.'),
+    unloading: () => engine.loads.ended('The player unloaded.'),
     loading: () => {
       const session = engine.loads.started();
       autoPrefetch(session);

@@ -300,10 +300,10 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       const token = proxy
         ? undefined
         : await getToken(x.cid, x.drmType, x.session.signal, x.renewal, x.type === RENEWAL);
-      if (token) headers[opts.header] = token.value;
-      // The emulator's stream identity: an extra header the real service's CORS would refuse.
-      if (!proxy && isLocalUrl(url)) {
-        headers[STREAM_ID_HEADER] = x.session.id ??= crypto.randomUUID();
+      if (token) {
+        headers[opts.header] = token.value;
+        // The emulator's stream identity: an extra header the real service's CORS would refuse.
+        if (isLocalUrl(url)) headers[STREAM_ID_HEADER] = x.session.id ??= crypto.randomUUID();
       }
       const contentType = challengeContentType(x.keySystem);
       if (contentType) {
@@ -361,7 +361,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         x.renewed ||
         !(
           ((status === 401 || status === 403) && !opts.licenseProxy) ||
-          opts.freshTokenCodes.includes(body?.errorCode ?? '')
+          // No body: undefined, which no code of them is.
+          opts.freshTokenCodes.includes(body?.errorCode!)
         )
       )
         return false;

@@ -201,9 +201,10 @@ export function attachLicenseAuth(
   }
 
   // A renewal refused for good: Shaka's error event (a DRM LICENSE_REQUEST_FAILED holding the
-  // refusal in its data), and the player unloads.
+  // refusal in its data), and the player unloads. Renewals are a shaka.Player's (its loads start
+  // them), which has every method used here.
   const renew = renewEachLoad(engine, {
-    media: () => target.getMediaElement?.(),
+    media: () => target.getMediaElement!(),
     // Through Shaka's networking engine: the app's filters and ours (token, answer, 7011) run on it.
     async send({ url, body }) {
       // The networking engine fills in the rest (headers, attempt).
@@ -214,19 +215,19 @@ export function attachLicenseAuth(
         body,
         retryParameters: drm().retryParameters,
         licenseRequestType: 'license-renewal',
-        drmInfo: target.drmInfo?.(),
+        drmInfo: target.drmInfo!(),
       } as unknown as ShakaRequest).promise;
       return toBytes(response.data);
     },
     refused(error) {
       // What Shaka's dispatchEvent() reads of a FakeEvent (`stopped`, unset: not stopped) and what
       // an app's listener may (`defaultPrevented`).
-      target.dispatchEvent?.({
+      target.dispatchEvent!({
         type: 'error',
         detail: { severity: 2, category: 6, code: 6007, data: [error] },
         defaultPrevented: false,
       });
-      void target.unload?.().catch(() => undefined);
+      void target.unload!().catch(() => undefined);
     },
   });
   const listeners: Record<string, (event: never) => void> = {

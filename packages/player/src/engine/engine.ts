@@ -77,7 +77,7 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     fresh?: boolean,
   ): Promise<CachedToken>;
   /** Opens a load session (a preload, a download); ended by its owner, or by `destroy()`. */
-  open(cid: string | undefined): LoadSession;
+  open(cid?: string): LoadSession;
   /** The player's own loads, one after the other. */
   loads: PlayerLoads;
   /** Forgets every token; a wait for a fetch under way (aborted) asks the site again. */
@@ -239,7 +239,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   // Sessions open, oldest first. A preload the app never plays stays open: past MAX_OPEN, the
   // oldest ends (quietly), never the player's own load (nor the preload it takes).
   const sessions = new Set<LoadSession>();
-  const open = (cid: string | undefined): LoadSession => {
+  const open = (cid?: string): LoadSession => {
     for (const old of sessions) {
       if (sessions.size < MAX_OPEN) break;
       if (!old.player) old.end('Too many loads open.');

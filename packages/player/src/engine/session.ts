@@ -102,7 +102,7 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
       session?.end(why);
     },
     current() {
-      if (!session || session.ended) session = own(open(named));
+      if (session?.ended !== false) session = own(open(named));
       return session;
     },
     take(next) {

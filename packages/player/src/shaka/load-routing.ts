@@ -131,7 +131,7 @@ export function createLoadRouting(
       // After its load ended (a persistent session released on unload) too.
       if (release && session?.ended) return engine.open(session.cid);
       // A DRM engine the app named nothing for: `contentId` / `getContentId` decide, as for a load.
-      return session ?? (unnamed ??= engine.open(undefined));
+      return session ?? (unnamed ??= engine.open());
     },
     preload(cid, preloading) {
       const session = claim(cid);

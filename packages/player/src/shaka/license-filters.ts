@@ -80,15 +80,14 @@ export function createLicenseFilters(
   net.request = function (this: NetworkingEngine, type, shakaRequest, context) {
     const operation = request.call(this, type, shakaRequest, context);
     if (type === LICENSE) {
-      const record: Made = {
+      made.set(shakaRequest, {
         body: shakaRequest.body,
         headers: { ...shakaRequest.headers },
         operation,
-      };
-      made.set(shakaRequest, record);
+      });
       // Registered before the DRM engine's own handler, so the mark is there when it reports: a
       // request whose load the app left fails quietly.
-      operation.promise.then(undefined, (error: unknown) =>
+      operation.promise.catch((error: unknown) =>
         drop(error, states.get(shakaRequest)?.session.movedOn),
       );
     }

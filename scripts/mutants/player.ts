@@ -326,8 +326,8 @@ export const player: Catalogue = {
     {
       id: 'stream-id-to-remote-servers',
       file: `${S}/engine.ts`,
-      original: 'if (!proxy && isLocalUrl(url)) {',
-      mutated: 'if (!proxy) {',
+      original: 'if (isLocalUrl(url)) headers[STREAM_ID_HEADER]',
+      mutated: 'headers[STREAM_ID_HEADER]',
       why: "the real service's CORS refuses an extra header: the stream ID goes to local servers only",
       tests: project,
     },

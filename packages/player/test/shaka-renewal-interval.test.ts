@@ -36,12 +36,7 @@ function filtersOver(options: {
     registerRequestFilter: (filter: RequestFilter) => (filters.request = filter),
     registerResponseFilter: (filter: ResponseFilter) => (filters.response = filter),
   } as unknown as NetworkingEngine;
-  createLicenseFilters({
-    engine,
-    sessionOf: async () => session,
-    net,
-    certificateUrls: new Set(),
-  });
+  createLicenseFilters(engine, async () => session, net, new Set());
   /** One license request through the filters, answered with `headers`. */
   const exchange = async (headers: Record<string, string>) => {
     const request = {

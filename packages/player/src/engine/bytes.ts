@@ -19,7 +19,7 @@ export function toBase64(bytes: Uint8Array): string {
 /** Standard base64, whitespace ignored; `null` when the text is not base64. */
 export function fromBase64(text: string): Uint8Array | null {
   const clean = text.replace(/\s+/g, '');
-  if (!clean || !/^[A-Za-z0-9+/]+={0,2}$/.test(clean)) return null;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(clean)) return null;
   try {
     const binary = atob(clean.padEnd(Math.ceil(clean.length / 4) * 4, '='));
     return Uint8Array.from(binary, (c) => c.charCodeAt(0));

@@ -77,7 +77,7 @@ export interface Engine<E extends EngineEvents = EngineEvents> {
     fresh?: boolean,
   ): Promise<CachedToken>;
   /** Opens a load session (a preload, a download); ended by its owner, or by `destroy()`. */
-  open(cid: string | undefined): LoadSession;
+  open(cid?: string): LoadSession;
   /** The player's own loads, one after the other. */
   loads: PlayerLoads;
   /** Forgets every token; a wait for a fetch under way (aborted) asks the site again. */
@@ -172,9 +172,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   const fetchToken = withTokenDeadline(
     opts.fetcher ??
       createSiteFetcher(
-        opts.axios
-          ? axiosPost(opts.axios)
-          : fetchPost(opts.fetch ?? ((url, init) => fetch(url, init))),
+        opts.axios ? axiosPost(opts.axios) : fetchPost(opts.fetch),
         source,
         opts.kind,
         opts.retry,
@@ -194,8 +192,8 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
     cid: string,
     drmType: DrmType,
     waitSignal?: AbortSignal,
-    renewal = false,
-    fresh = false,
+    renewal?: boolean,
+    fresh?: boolean,
   ): Promise<CachedToken> => {
     const before = cleared;
     try {
@@ -241,7 +239,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
   // Sessions open, oldest first. A preload the app never plays stays open: past MAX_OPEN, the
   // oldest ends (quietly), never the player's own load (nor the preload it takes).
   const sessions = new Set<LoadSession>();
-  const open = (cid: string | undefined): LoadSession => {
+  const open = (cid?: string): LoadSession => {
     for (const old of sessions) {
       if (sessions.size < MAX_OPEN) break;
       if (!old.player) old.end('Too many loads open.');
@@ -302,13 +300,13 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
       const token = proxy
         ? undefined
         : await getToken(x.cid, x.drmType, x.session.signal, x.renewal, x.type === RENEWAL);
-      if (token) headers[opts.header] = token.value;
-      // The emulator's stream identity: an extra header the real service's CORS would refuse.
-      if (!proxy && isLocalUrl(url)) {
-        headers[STREAM_ID_HEADER] = x.session.id ??= crypto.randomUUID();
+      if (token) {
+        headers[opts.header] = token.value;
+        // The emulator's stream identity: an extra header the real service's CORS would refuse.
+        if (isLocalUrl(url)) headers[STREAM_ID_HEADER] = x.session.id ??= crypto.randomUUID();
       }
       const contentType = challengeContentType(x.keySystem);
-      if (contentType !== undefined) {
+      if (contentType) {
         // One Content-Type, whatever case the player or the CDM wrote it in.
         for (const name of Object.keys(headers))
           if (name.toLowerCase() === 'content-type') delete headers[name];
@@ -363,17 +361,19 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
         x.renewed ||
         !(
           ((status === 401 || status === 403) && !opts.licenseProxy) ||
-          opts.freshTokenCodes.includes(body?.errorCode ?? '')
+          // No body: undefined, which no code of them is.
+          opts.freshTokenCodes.includes(body?.errorCode!)
         )
       )
         return false;
       x.renewed = true;
-      if (x.token !== undefined) cache.invalidate(keyOf(x.cid, x.drmType), x.token);
+      cache.invalidate(keyOf(x.cid, x.drmType), x.token);
       return true;
     },
     destroy() {
       const why = 'The license auth handle was detached.';
-      for (const session of [...sessions]) session.end(why, false);
+      // A session leaves the set as it ends, which a Set's iteration allows.
+      for (const session of sessions) session.end(why, false);
       cache.destroy();
       emitter.clear();
     },
@@ -383,7 +383,7 @@ export function createEngine<E extends EngineEvents = EngineEvents>(
 
 /**
  * The cid of a license request: the one the app named for its load, `contentId`, what
- * `getContentId` returns, or an `skd://` URI.
+ * `getContentId` returns (`fromApp` asks it, and is `undefined` without one), or an `skd://` URI.
  */
 export async function resolveContentId(
   opts: ResolvedOptions,
@@ -395,7 +395,7 @@ export async function resolveContentId(
   const cid =
     session.cid ??
     opts.contentId ??
-    (opts.getContentId ? await fromApp() : undefined) ??
+    (await fromApp()) ??
     (isFairPlay(keySystem) ? fromSkd() : undefined);
   if (!cid) {
     throw new LicenseAuthError(

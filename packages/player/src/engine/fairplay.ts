@@ -64,10 +64,10 @@ export function contentIdFromSkd(
     typeof uriOrInitData === 'string' ? uriOrInitData : bytesToText(toBytes(uriOrInitData));
   const at = text.indexOf('skd://');
   if (at < 0) return null;
-  const id =
+  return (
     text
       .slice(at + 6)
-      .split(/[?#\0]/)[0]
-      ?.trim() ?? '';
-  return id || null;
+      .split(/[?#\0]/)[0]!
+      .trim() || null
+  );
 }

@@ -19,5 +19,5 @@ export function isLocalUrl(url: string): boolean {
  */
 export const headerRequired = (url: string): LicenseAuthError =>
   invalidOptions(
-    `header is required for the license server ${url}: give the header name from the license service's integration guide (the default x-drm-custom-data is for a local emulator only)`,
+    `header is required for the license server ${url}: give the header name from the license service's integration guide (the default is for a local emulator only)`,
   );

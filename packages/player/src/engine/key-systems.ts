@@ -43,12 +43,18 @@ export const isFairPlay = (keySystem: string): boolean => keySystem.startsWith('
  * FairPlay's `spc=` form body, Widevine's and PlayReady's raw challenge as bytes. It replaces the
  * type a PlayReady CDM names for its SOAP challenge (text/xml), as the service's samples send it.
  */
-export function challengeContentType(keySystem: string): string | undefined {
-  if (isFairPlay(keySystem)) return 'application/x-www-form-urlencoded';
-  if (/^com\.(widevine\.alpha|microsoft\.playready|chromecast\.playready)/.test(keySystem))
-    return 'application/octet-stream';
-  return undefined;
-}
+export const challengeContentType = (keySystem: string): string | undefined =>
+  // By the built-in table: the vendors' own key systems (`com.`), not ClearKey (which stands in
+  // for Widevine) nor an app's override.
+  keySystem.startsWith('com.')
+    ? (
+        {
+          FairPlay: 'application/x-www-form-urlencoded',
+          Widevine: 'application/octet-stream',
+          PlayReady: 'application/octet-stream',
+        } as Record<string, string>
+      )[drmTypeFor(keySystem)!]
+    : undefined;
 
 // EME message types that are license requests; an individualization request goes to a third party
 // and must not carry the token.

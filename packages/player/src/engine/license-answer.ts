@@ -33,7 +33,7 @@ export function readLicenseAnswer(
   if (builder) {
     throw new LicenseAuthError(
       'LICENSE_RESPONSE',
-      `The ${drmType} license answer is a token builder's error (${builder.code}${builder.message ? `: ${builder.message}` : ''}), not the license service's: the site's token code failed (a proxy passed it on); check the site's logs.`,
+      `The ${drmType} license answer is a token builder's error (${builder.code}${builder.message ? `: ${builder.message}` : ''}), not the license service's: the site's token code failed; check the site's logs.`,
     );
   }
   if (!body || !('license' in body)) return {};
@@ -51,7 +51,7 @@ export function readLicenseAnswer(
   const license = !text
     ? null
     : binary && /^(?:[\da-f]{2})+$/i.test(text)
-      ? Uint8Array.from(text.match(/../g) ?? [], (h) => parseInt(h, 16))
+      ? Uint8Array.from(text.match(/../g)!, (h) => parseInt(h, 16))
       : binary && !keySystem.startsWith('org.w3.clearkey')
         ? fromBase64(text)
         : utf8(text);

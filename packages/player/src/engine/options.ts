@@ -174,7 +174,7 @@ const MUST: Readonly<Record<string, string>> = {
 };
 
 function broken(rule: string, v: unknown): boolean {
-  if (rule === 's') return typeof v !== 'string' || v.trim() === '';
+  if (rule === 's') return typeof v !== 'string' || !v.trim();
   if (rule === 'n' || rule === 'p') {
     return typeof v !== 'number' || !(v < Infinity && (rule === 'n' ? v >= 0 : v > 0));
   }

@@ -22,8 +22,8 @@ export function readJsonObject(
   const text = (typeof data === 'string' ? data : bytesToText(toBytes(data))).trim();
   if (!text.startsWith('{')) return null;
   try {
-    const body: unknown = JSON.parse(text);
-    return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : null;
+    // Text that starts with "{" parses to an object, or not at all.
+    return JSON.parse(text) as Record<string, unknown>;
   } catch {
     return null;
   }
@@ -54,10 +54,7 @@ export function builderErrorOf(
 export function refusalOf(body: Record<string, unknown> | null): ServiceErrorBody | null {
   if (!body) return null;
   const service = 'errorCode' in body;
-  if (
-    !service &&
-    ('keys' in body || 'ckc' in body || 'license' in body || builderErrorOf(body) !== null)
-  ) {
+  if (!service && ('keys' in body || 'ckc' in body || 'license' in body || builderErrorOf(body))) {
     return null;
   }
   const code = service ? body['errorCode'] : (body['error_code'] ?? body['code']);

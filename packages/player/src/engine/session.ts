@@ -93,7 +93,7 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
       const same = source !== undefined && source === lastSource;
       lastSource = source;
       if (same && !taken && session?.ended === false) return session;
-      session?.end('The player moved on to another asset.');
+      session?.end('The player loads another asset.');
       session = taken ?? own(open(named));
       taken = undefined;
       return session;
@@ -102,7 +102,7 @@ export function trackPlayerLoads(open: (cid: string | undefined) => LoadSession)
       session?.end(why);
     },
     current() {
-      if (!session || session.ended) session = own(open(named));
+      if (session?.ended !== false) session = own(open(named));
       return session;
     },
     take(next) {

@@ -63,10 +63,11 @@ export const axiosPost =
     };
   };
 
+/** The app's `fetch`, else the page's as it is at the time of the request. */
 export const fetchPost =
-  (fetch: FetchFunction): SitePost =>
+  (given?: FetchFunction): SitePost =>
   async (url, json, signal) => {
-    const res = await fetch(url, {
+    const res = await (given ?? fetch)(url, {
       method: 'POST',
       body: json,
       credentials: 'include',
@@ -89,7 +90,7 @@ export function createSiteFetcher(
   url: string,
   what: SiteAnswer,
   retry: RetryPolicy,
-  onRenewalInterval: (header: unknown) => void = () => undefined,
+  onRenewalInterval?: (header: unknown) => void,
 ): WindowedFetcher {
   const once = async ({ cid, drmType, signal }: TokenParams): Promise<string> => {
     let res;
@@ -111,7 +112,7 @@ export function createSiteFetcher(
           cid,
         );
       }
-      onRenewalInterval(res.renewalInterval);
+      onRenewalInterval?.(res.renewalInterval);
       return text;
     }
     throw siteError({ url, status: res.status, reason: reasonOf(text) }, what, cid);

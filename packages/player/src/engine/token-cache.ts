@@ -36,8 +36,11 @@ export interface TokenCache {
    * cached token (a fetch under way is shared).
    */
   get(key: string, fetch: Fetch, signal?: AbortSignal, fresh?: boolean): Promise<CachedToken>;
-  /** Forgets `value` for `key` (a license server refused it); a newer token is kept. */
-  invalidate(key: string, value: string): void;
+  /**
+   * Forgets `value` for `key` (a license server refused it); a newer token is kept, and so is any
+   * token when `value` is `undefined` (the request carried none).
+   */
+  invalidate(key: string, value: string | undefined): void;
   /** Forgets every token and aborts every fetch under way; waiting callers reject with `reason`. */
   clear(reason: unknown): void;
   /** Tokens held. */
@@ -103,10 +106,7 @@ export function createTokenCache(options: TokenCacheOptions): TokenCache {
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      flight.promise.then(
-        (value) => (leave(), resolve(value)),
-        (error: unknown) => (leave(), reject(error)),
-      );
+      flight.promise.finally(leave).then(resolve, reject);
     });
   };
 

@@ -87,7 +87,7 @@ export function attachLicenseAuth(
   }
   if (engines.has(net)) {
     throw invalidOptions(
-      'this networking engine has a handle already (a Storage built on a player shares the player’s): attach once, or detach() first',
+      'this networking engine has a handle already (a Storage built on a player shares it): attach once, or detach() first',
     );
   }
   const engine = createEngine<LicenseAuthEvents>(opts);
@@ -123,14 +123,9 @@ export function attachLicenseAuth(
     if (url) certificateUrls.add(url);
   }
   // The app's own transform and failure callback run within the handle's.
-  const routing = createLoadRouting(engine, target, config.initDataTransform);
+  const routing = createLoadRouting(engine, target, config.initDataTransform, autoPrefetch);
 
-  const filters = createLicenseFilters({
-    engine,
-    sessionOf: routing.sessionOf,
-    net,
-    certificateUrls,
-  });
+  const filters = createLicenseFilters(engine, routing.sessionOf, net, certificateUrls);
   const failureCallback = createFailureCallback(
     target,
     config.failureCallback,
@@ -172,17 +167,18 @@ export function attachLicenseAuth(
   // The configured key systems this browser has, asked once and in the background, as Shaka asks:
   // with one URL for all of them, the only one it has is the one the first load takes (no EME: none
   // is asked, and none is ruled out).
-  const has: Record<string, boolean> = {};
-  const probed = Promise.allSettled(
-    Object.keys(drm().servers).map(async (keySystem) => {
-      const eme = (globalThis as { navigator?: Eme }).navigator;
-      if (!eme?.requestMediaKeySystemAccess) return;
-      has[keySystem] = false;
-      await eme.requestMediaKeySystemAccess(keySystem, [
-        { videoCapabilities: [{ contentType: 'video/mp4; codecs="avc1.42E01E"' }] },
-      ]);
-      has[keySystem] = true;
-    }),
+  const lacks: Record<string, boolean> = {};
+  const probed = Promise.all(
+    // Asked in a then(): a browser that throws at once lacks it too.
+    Object.keys(drm().servers).map((keySystem) =>
+      Promise.resolve()
+        .then(() =>
+          (globalThis as { navigator?: Eme }).navigator?.requestMediaKeySystemAccess?.(keySystem, [
+            { videoCapabilities: [{ contentType: 'video/mp4; codecs="avc1.42E01E"' }] },
+          ]),
+        )
+        .catch(() => (lacks[keySystem] = true)),
+    ),
   );
   let attached = true;
   const prefetchFor = async (
@@ -194,45 +190,51 @@ export function attachLicenseAuth(
     const now = drm();
     return engine.prefetch(
       { ...request, keySystem: request.keySystem ?? now.preferredKeySystems[0] },
-      Object.keys(now.servers).filter((keySystem) => has[keySystem] !== false),
+      Object.keys(now.servers).filter((keySystem) => !lacks[keySystem]),
       session,
     );
   };
   const prefetch = (request?: PrefetchOptions) => prefetchFor(engine.loads.current(), request);
-  const autoPrefetch = (session: LoadSession) => {
+  // Declared, not assigned: the routing made above takes it.
+  function autoPrefetch(session: LoadSession) {
     if (opts.autoPrefetch) prefetchFor(session).catch(() => undefined);
-  };
+  }
 
   // A renewal refused for good: Shaka's error event (a DRM LICENSE_REQUEST_FAILED holding the
-  // refusal in its data), and the player unloads.
+  // refusal in its data), and the player unloads. Renewals are a shaka.Player's (its loads start
+  // them), which has every method used here.
   const renew = renewEachLoad(engine, {
-    media: () => target.getMediaElement?.(),
+    media: () => target.getMediaElement!(),
     // Through Shaka's networking engine: the app's filters and ours (token, answer, 7011) run on it.
     async send({ url, body }) {
       // The networking engine fills in the rest (headers, attempt).
-      const made = {
+      const response = await net!.request(LICENSE, {
         uris: [url],
         method: 'POST',
         // The driver hands over the CDM's message as bytes.
         body,
         retryParameters: drm().retryParameters,
         licenseRequestType: 'license-renewal',
-        drmInfo: target.drmInfo?.(),
-      } as unknown as ShakaRequest;
-      const response = await net!.request(LICENSE, made).promise;
+        drmInfo: target.drmInfo!(),
+      } as unknown as ShakaRequest).promise;
       return toBytes(response.data);
     },
     refused(error) {
-      const detail = { severity: 2, category: 6, code: 6007, data: [error] };
-      target.dispatchEvent?.({ type: 'error', detail, stopped: false, defaultPrevented: false });
-      void target.unload?.().catch(() => undefined);
+      // What Shaka's dispatchEvent() reads of a FakeEvent (`stopped`, unset: not stopped) and what
+      // an app's listener may (`defaultPrevented`).
+      target.dispatchEvent!({
+        type: 'error',
+        detail: { severity: 2, category: 6, code: 6007, data: [error] },
+        defaultPrevented: false,
+      });
+      void target.unload!().catch(() => undefined);
     },
   });
   const listeners: Record<string, (event: never) => void> = {
     downloadfailed: filters.onDownloadFailed,
     // Unloading must not wait for a slow site: Shaka waits for pending request filters. Only the
     // player's load ends: a preload and a Storage download go on.
-    unloading: () => engine.loads.ended('The player unloaded before the token arrived.'),
+    unloading: () => engine.loads.ended('The player unloaded.'),
     loading: () => {
       const session = engine.loads.started();
       autoPrefetch(session);
@@ -247,18 +249,9 @@ export function attachLicenseAuth(
     prefetch,
     load: engine.loads.name,
     clearTokens: engine.clearTokens,
-    preload(contentId, preloading) {
-      autoPrefetch(routing.preload(contentId, preloading));
-      return preloading;
-    },
-    store(contentId, operation) {
-      autoPrefetch(routing.download(contentId, operation));
-      return operation;
-    },
-    remove(contentId, operation) {
-      routing.removal(contentId, operation);
-      return operation;
-    },
+    preload: routing.preload,
+    store: routing.download,
+    remove: routing.removal,
     on: engine.emitter.on,
     detach() {
       if (!attached) return;

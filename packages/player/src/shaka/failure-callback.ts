@@ -5,7 +5,7 @@ import { findLicenseAuthError } from '../engine/find-error.ts';
 import type { LicenseAuthEvents } from './events.ts';
 import type { DrmSessionMetadata, ShakaError } from './shaka-types.ts';
 
-/** The session API of a shaka.Player (a shaka.offline.Storage has none). */
+/** The session API of a shaka.Player (a shaka.offline.Storage has none: it drops no session). */
 export interface SessionHost {
   getActiveSessionsMetadata?(): DrmSessionMetadata[];
   retryLicensing?(metadata: DrmSessionMetadata): Promise<boolean>;
@@ -27,12 +27,12 @@ export function createFailureCallback(
   previous: ((error: ShakaError) => unknown) | undefined,
   emit: Emitter<LicenseAuthEvents>['emit'],
   retries: number,
-  isDropped: (error: ShakaError) => boolean = () => false,
+  isDropped?: (error: ShakaError) => boolean,
 ): (error: ShakaError) => void {
   const retried = new Map<string, number>();
   return (shakaError) => {
     // A request of a load the app left (another asset, an unload): not a failure at all.
-    if (isDropped(shakaError)) {
+    if (isDropped?.(shakaError)) {
       shakaError.handled = true;
       return;
     }
@@ -49,7 +49,7 @@ export function createFailureCallback(
       DrmSessionMetadata | undefined;
     const handled = !!shakaError.handled;
     // The failed session is still counted while Shaka calls this.
-    const dropped = handled || (host.getActiveSessionsMetadata?.().length ?? 0) > 1;
+    const dropped = handled || host.getActiveSessionsMetadata?.().length! > 1;
     const key = metadata?.initData ? toBase64(metadata.initData) : '';
     const count = retried.get(key) ?? 0;
     const retrying =
@@ -57,7 +57,6 @@ export function createFailureCallback(
       !handled &&
       !!key &&
       count < retries &&
-      !!host.retryLicensing &&
       (!error || error instanceof TokenFetchError);
     if (retrying) {
       retried.set(key, count + 1);

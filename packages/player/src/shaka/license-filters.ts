@@ -21,19 +21,6 @@ import {
   type ShakaResponse,
 } from './shaka-types.ts';
 
-export interface FilterDeps {
-  engine: Engine<LicenseAuthEvents>;
-  /** The load a license request belongs to (the player's, a preload's, a download's). */
-  sessionOf(request: ShakaRequest, context: RequestContext | undefined): Promise<LoadSession>;
-  /**
-   * The networking engine the filters go on: its license requests are tracked as they are made,
-   * and a re-send with a fresh token goes through it.
-   */
-  net: NetworkingEngine;
-  /** Absolute URLs of the certificates the handle configured, whose answers are normalised. */
-  certificateUrls: ReadonlySet<string>;
-}
-
 /** The parts of Shaka's `downloadfailed` event that are read. */
 export interface DownloadFailedEvent {
   request: ShakaRequest;
@@ -55,8 +42,6 @@ interface Made {
   body: ShakaRequest['body'];
   headers: Record<string, string>;
   operation: { promise: PromiseLike<unknown>; abort(): unknown };
-  /** Aborted because the app moved on: its failure is kept from the app. */
-  quiet?: boolean;
 }
 
 /** What the filters keep of a license request besides the exchange. */
@@ -69,15 +54,24 @@ interface State extends LicenseExchange {
   license?: ShakaResponse['data'];
 }
 
-export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
-  const { engine, net } = deps;
+/**
+ * `sessionOf`: the load a license request belongs to (the player's, a preload's, a download's).
+ * `net`: the networking engine the filters go on; its license requests are tracked as they are
+ * made, and a re-send with a fresh token goes through it. `certificateUrls`: absolute URLs of the
+ * certificates the handle configured, whose answers are normalised.
+ */
+export function createLicenseFilters(
+  engine: Engine<LicenseAuthEvents>,
+  sessionOf: (request: ShakaRequest, context: RequestContext | undefined) => Promise<LoadSession>,
+  net: NetworkingEngine,
+  certificateUrls: ReadonlySet<string>,
+): LicenseFilters {
   const options = engine.options;
   const states = new WeakMap<ShakaRequest, State>();
   const made = new WeakMap<ShakaRequest, Made>();
   const droppedErrors = new WeakSet<object>();
-  const drop = (error: unknown, quietly?: boolean) => {
-    if (quietly && typeof error === 'object' && error !== null) droppedErrors.add(error);
-  };
+  // Object(): a WeakSet holds objects only, and what is thrown is one in practice.
+  const drop = (error: unknown, quietly?: boolean) => quietly && droppedErrors.add(Object(error));
 
   // Every license request (Shaka's own attempts included, the one with a fresh token after a
   // 401/403 too) is tracked as it is made, before anyone else holds its operation. Shaka runs the
@@ -86,14 +80,16 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   net.request = function (this: NetworkingEngine, type, shakaRequest, context) {
     const operation = request.call(this, type, shakaRequest, context);
     if (type === LICENSE) {
-      const record: Made = {
+      made.set(shakaRequest, {
         body: shakaRequest.body,
         headers: { ...shakaRequest.headers },
         operation,
-      };
-      made.set(shakaRequest, record);
-      // Registered before the DRM engine's own handler, so the mark is there when it reports.
-      operation.promise.then(undefined, (error: unknown) => drop(error, record.quiet));
+      });
+      // Registered before the DRM engine's own handler, so the mark is there when it reports: a
+      // request whose load the app left fails quietly.
+      operation.promise.catch((error: unknown) =>
+        drop(error, states.get(shakaRequest)?.session.movedOn),
+      );
     }
     return operation;
   };
@@ -106,9 +102,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     // While our filter holds the request, the session's end rejects the filter with this
     // package's ABORTED error, which says more than an aborted operation.
     const abort = () => {
-      if (state.busy) return;
-      record.quiet = state.session.movedOn;
-      record.operation.abort();
+      if (!state.busy) record.operation.abort();
     };
     signal.addEventListener('abort', abort, { once: true });
     const done = () => signal.removeEventListener('abort', abort);
@@ -124,7 +118,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
   ): Promise<void> => {
     if (!state) {
       const { keySystem } = drmInfo;
-      const session = await deps.sessionOf(request, context);
+      const session = await sessionOf(request, context);
       // FairPlay: skd init data (legacy and native HLS), else the skd:// URI Shaka's HLS parser
       // puts in keySystemUris (HLS through MSE, where the init data is a sinf box).
       const cid = await resolveContentId(
@@ -187,7 +181,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
     const state = states.get(request);
     if (state?.refused) throw state.refused;
     if (request.attempt >= request.retryParameters.maxAttempts) return;
-    engine.checkHeader([request.uris[request.attempt % request.uris.length] ?? '']);
+    engine.checkHeader([request.uris[request.attempt % request.uris.length]!]);
     return authorise(request, context, drmInfo, drmType, state);
   };
 
@@ -218,7 +212,7 @@ export function createLicenseFilters(deps: FilterDeps): LicenseFilters {
 
   const responseFilter: ResponseFilter = (type, response) => {
     if (type === SERVER_CERTIFICATE) {
-      if (deps.certificateUrls.has(response.originalUri)) {
+      if (certificateUrls.has(response.originalUri)) {
         response.data = normaliseCertificate(response.data);
       }
       return;

@@ -23,15 +23,19 @@ export type Operation = PromiseLike<unknown> | { promise: PromiseLike<unknown> }
 export interface LoadRouting {
   /** The session of what Shaka gave for an operation (a preload manager), if it is bound to one. */
   of(key: unknown): LoadSession | undefined;
+  /** The session of a license request (one with its `drmInfo`: the filters take no other). */
   sessionOf(request: ShakaRequest): Promise<LoadSession>;
   /** `drm.initDataTransform` for the configuration: the one the next download copies. */
   transform: InitDataTransform;
-  /** A preload of the asset `cid` (`player.preload()`, or the preload manager it resolved to). */
-  preload(cid: string, preloading: object): LoadSession;
+  /**
+   * A preload of the asset `cid` (`player.preload()`, or the preload manager it resolved to).
+   * Returns what it was given, as the handle's methods below do.
+   */
+  preload<T extends object>(cid: string, preloading: T): T;
   /** A Storage download of the asset `cid` under way, until `operation` settles. */
-  download(cid: string, operation: Operation): LoadSession;
+  download<T extends Operation>(cid: string, operation: T): T;
   /** A Storage removal of the asset `cid` under way, until `operation` settles. */
-  removal(cid: string, operation: Operation): LoadSession;
+  removal<T extends Operation>(cid: string, operation: T): T;
 }
 
 /** What the routing uses of a shaka.Player (a shaka.offline.Storage has no `drmInfo`). */
@@ -48,11 +52,15 @@ export interface RoutedPlayer {
 const OWNER_WAIT_MS = 3000;
 const OWNER_POLL_MS = 10;
 
-/** `previousTransform`: the app's `drm.initDataTransform`, which every transform calls on. */
+/**
+ * `previousTransform`: the app's `drm.initDataTransform`, which every transform calls on;
+ * `opened`: a preload's or a download's session was opened (its token may be fetched ahead).
+ */
 export function createLoadRouting(
   engine: Engine,
   player: RoutedPlayer,
   previousTransform: InitDataTransform | undefined,
+  opened: (session: LoadSession) => void,
 ): LoadRouting {
   // What Shaka gives for each operation (a DRM engine's drmInfo, a preload manager), bound to the
   // operation's session: requests are looked up by it, never by the order they arrive in; the
@@ -63,10 +71,10 @@ export function createLoadRouting(
   };
   const removals = new Set<LoadSession>();
   let unnamed: LoadSession | undefined;
-  const until = (session: LoadSession, operation: Operation, why: string) => {
+  const until = <T extends Operation>(session: LoadSession, operation: T, why: string) => {
     const end = () => session.end(why);
     Promise.resolve('promise' in operation ? operation.promise : operation).then(end, end);
-    return session;
+    return operation;
   };
   // Names the download or preload the transform in the configuration was copied for.
   let name: (session: LoadSession) => void;
@@ -74,7 +82,7 @@ export function createLoadRouting(
     let named: LoadSession | undefined;
     name = (session) => (named = session);
     return (initData, initDataType, drmInfo) => {
-      if (named && drmInfo) bind(drmInfo, named);
+      if (named) bind(drmInfo, named);
       return previousTransform ? previousTransform(initData, initDataType, drmInfo) : initData;
     };
   };
@@ -86,30 +94,28 @@ export function createLoadRouting(
     name(session);
     routing.transform = nextTransform();
     player.configure({ drm: { initDataTransform: routing.transform } });
+    opened(session);
     return session;
   };
   const routing: LoadRouting = {
     transform: nextTransform(),
     of: (key) => bound.get(key as object),
     async sessionOf({ drmInfo, licenseRequestType }) {
-      if (!drmInfo || !player.drmInfo) return engine.loads.current();
+      if (!player.drmInfo) return engine.loads.current();
       // The player's load starts its DRM engine (and, with init data in the manifest, its first
       // license requests) before the player reports it: while a load under way has not handed
       // its DRM engine to the player yet, a request waits until the player says whose it is.
+      // A shaka.Player (it has drmInfo()) has the others too.
       for (
-        let waited = 0;
-        waited < OWNER_WAIT_MS &&
-        player.isFullyLoaded?.() === false &&
-        !!player.getAssetUri?.() &&
-        !player.drmInfo();
-        waited += OWNER_POLL_MS
+        let polls = OWNER_WAIT_MS / OWNER_POLL_MS;
+        polls-- && !player.isFullyLoaded!() && player.getAssetUri!() && !player.drmInfo();
       ) {
         await new Promise((done) => setTimeout(done, OWNER_POLL_MS));
       }
       // The player's own engine is its load's, whatever else copied the same configuration.
       const own = drmInfo === player.drmInfo() && engine.loads.current();
       if (own) bind(drmInfo, own);
-      const session = own || bound.get(drmInfo);
+      const session = own || bound.get(drmInfo!);
       const release = licenseRequestType === 'license-release';
       if (release && !session) {
         // A release carries the token of what it releases: the removal named for it.
@@ -117,7 +123,7 @@ export function createLoadRouting(
         if (other) {
           throw new LicenseAuthError(
             'NO_CONTENT_ID',
-            'A license release while several removals are under way: Shaka does not say whose; remove one at a time.',
+            'A license release during several removals: Shaka does not say whose; remove one at a time.',
           );
         }
         if (removal) return removal;
@@ -125,7 +131,7 @@ export function createLoadRouting(
       // After its load ended (a persistent session released on unload) too.
       if (release && session?.ended) return engine.open(session.cid);
       // A DRM engine the app named nothing for: `contentId` / `getContentId` decide, as for a load.
-      return session ?? (unnamed ??= engine.open(undefined));
+      return session ?? (unnamed ??= engine.open());
     },
     preload(cid, preloading) {
       const session = claim(cid);
@@ -135,7 +141,7 @@ export function createLoadRouting(
         (manager) => bind(manager as object, session),
         () => session.end('The preload failed.'),
       );
-      return session;
+      return preloading;
     },
     download(cid, operation) {
       return until(claim(cid), operation, 'The download ended.');

@@ -77,16 +77,16 @@ export const emulator: Catalogue = {
     {
       id: 'token-v1-format',
       file: `${S}/token-mode.ts`,
-      original: "grant: grantOfV1(verified.policy), responseFormat: 'original' }",
-      mutated: "grant: grantOfV1(verified.policy), responseFormat: 'custom' }",
+      original: "responseFormat: v1 ? 'original' : verified.responseFormat,",
+      mutated: "responseFormat: v1 ? 'custom' : verified.responseFormat,",
       why: 'a v1 token has no response_format: its license is the original format',
       tests: flow,
     },
     {
       id: 'token-key-rotation-lost',
       file: `${S}/token-mode.ts`,
-      original: 'grant: grantOfV2(verified.policy, verified.keyRotation),',
-      mutated: 'grant: grantOfV2(verified.policy, false),',
+      original: 'grantOfV2(verified.policy, verified.keyRotation),',
+      mutated: 'grantOfV2(verified.policy, false),',
       why: "a v2 token's key_rotation reaches the license",
       tests: flow,
     },
@@ -462,8 +462,8 @@ export const emulator: Catalogue = {
     {
       id: 'random-pool-short',
       file: `${S}/web/crypto.ts`,
-      original: 'if (drawn + bytes > pool.length) {',
-      mutated: 'if (drawn + bytes > pool.length + 8) {',
+      original: 'if (2 * (drawn + bytes) > pool.length) {',
+      mutated: 'if (2 * (drawn + bytes) > pool.length + 16) {',
       why: "a request ID or nonce drawn past the pool's end comes out short",
       tests: [
         ...flow,
@@ -532,7 +532,7 @@ export const emulator: Catalogue = {
     {
       id: 'event-not-stamped',
       file: `${S}/events.ts`,
-      original: "stamped['requestId'] = requestId;",
+      original: "stamped['requestId'] = this.requestId;",
       mutated: '',
       why: "every event names its request: the timeline groups a license's events by it",
       tests: [...events, ...flow],

@@ -159,7 +159,7 @@ export function createEmulatorHandler(
       );
     }
     if (method === 'POST' || clearKeyGet) {
-      const slow = faults.strike('arrival', flow, ['slow']);
+      const slow = faults.strike('arrival', flow, SLOW);
       if (slow?.fault === 'slow') await new Promise((done) => setTimeout(done, slow.ms));
       return arrivalFailure(flow) ?? license(call, flow);
     }
@@ -220,7 +220,7 @@ export function createEmulatorHandler(
    * answers, not a JSON refusal. Synchronous: every license asks, and most never meet a fault.
    */
   function arrivalFailure(flow: FlowRecorder): Answer | undefined {
-    const failure = faults.strike('arrival', flow, ['http-error']);
+    const failure = faults.strike('arrival', flow, HTTP_ERROR);
     if (failure?.fault !== 'http-error') return undefined;
     return {
       status: failure.status,
@@ -233,6 +233,9 @@ export function createEmulatorHandler(
 }
 
 const GET_PATHS: Partial<Record<string, 'GET'>> = { '/events': 'GET', '/health': 'GET' };
+// Asked of every license: constants rather than an array literal (a new array) per call.
+const SLOW = ['slow'] as const;
+const HTTP_ERROR = ['http-error'] as const;
 
 function originDenied(origin: string | null): EmulatorError {
   return new EmulatorError(

@@ -16,14 +16,13 @@ export function selectKeys(
   configured: Readonly<Record<string, readonly ContentKey[]>>,
 ): ContentKey[] {
   let available: readonly ContentKey[];
-  let source: string;
-  if (externalKeys !== undefined && externalKeys.length > 0) {
+  const external = externalKeys !== undefined && externalKeys.length > 0;
+  if (external) {
     available = externalKeys.flatMap((k) =>
       k.kid === undefined
         ? requestedKids.map((kid) => ({ kid, key: k.key }))
         : [{ kid: k.kid, key: k.key }],
     );
-    source = "the site's external keys";
   } else {
     const forCid = Object.hasOwn(configured, cid) ? configured[cid] : undefined;
     if (forCid === undefined) {
@@ -35,7 +34,6 @@ export function selectKeys(
       );
     }
     available = forCid;
-    source = `the configured keys of cid "${cid}"`;
   }
   const missing = requestedKids.filter((kid) => !available.some((k) => k.kid === kid));
   if (missing.length > 0) {
@@ -49,6 +47,8 @@ export function selectKeys(
       );
     }
     const plural = missing.length > 1 ? 's' : '';
+    // Worded here only, for a refusal: every license passes through this function.
+    const source = external ? "the site's external keys" : `the configured keys of cid "${cid}"`;
     throw new EmulatorError(
       'KID_NOT_LICENSED',
       `The license request asks for key ID${plural} ${missing.join(', ')}, which ${source} do not include: the content was packaged with another key than the one for cid "${cid}".`,

@@ -40,13 +40,30 @@ export interface JsonLicenseAnswer {
   renewal_duration?: number;
 }
 
-export async function deviceInfo(
+/**
+ * The device as the request tells of it. A value rather than a promise when the User-Agent needs no
+ * hashing (none, or one seen before): an await costs every license a promise and a turn.
+ */
+export function deviceInfo(
   userAgent: string | null,
   sessionId: string,
   drm: LicenseDrm = 'ClearKey',
-): Promise<DeviceInfo> {
+): DeviceInfo | Promise<DeviceInfo> {
+  const known = userAgent ? deviceIds.get(userAgent) : '';
+  if (known === undefined) {
+    return deviceId(userAgent as string).then((id) => info(id, userAgent, sessionId, drm));
+  }
+  return info(known, userAgent, sessionId, drm);
+}
+
+function info(
+  deviceId: string,
+  userAgent: string | null,
+  sessionId: string,
+  drm: LicenseDrm,
+): DeviceInfo {
   return {
-    device_id: userAgent ? await deviceId(userAgent) : '',
+    device_id: deviceId,
     device_model: drm === 'ClearKey' ? 'ClearKey' : 'stand-in',
     os_version: '',
     session_id: sessionId,

@@ -52,6 +52,8 @@ export function readLicenseBody(bytes: Uint8Array, contentType: string | null): 
  * raw; raw base64 keeps its "+", so "+" is never read as a space (base64 has no spaces).
  */
 function formValue(body: string, name: string): string | undefined {
+  // Most bodies are no form: no split into pairs for them.
+  if (!body.includes(`${name}=`)) return undefined;
   for (const pair of body.split('&')) {
     const at = pair.indexOf('=');
     if (at < 0 || pair.slice(0, at) !== name) continue;

@@ -64,9 +64,15 @@ export function createLicenseFlow(
     // A PlayReady challenge may carry the token in its <CustomData>; header and query come first.
     const value =
       readLicenseValue(call, header) ?? (body.shape === 'playready' ? body.customData : undefined);
-    const named = attempt(() => readStreamId(call));
+    // Thrown later, after the checks that come first; caught here without a closure per license.
+    let streamId: string | undefined;
+    let streamIdError: unknown;
+    try {
+      streamId = readStreamId(call);
+    } catch (error) {
+      streamIdError = error;
+    }
     const origin = call.header('origin');
-    const streamId = named.value;
     // Members set only when present, in this order, without spreading a new object per member.
     const arrived: FlowEventOf<'license-request'> = {
       type: 'license-request',
@@ -94,7 +100,7 @@ export function createLicenseFlow(
     if (call.path === CLEARKEY_PATH && body.shape !== 'clearkey') {
       throw body.shape === 'json' ? body.error : licenseDrmOf({ shape: 'other', bytes }, '');
     }
-    if (named.error !== undefined) throw named.error;
+    if (streamIdError !== undefined) throw streamIdError;
 
     const auth = await authorize(value, flow);
     if (clearKeyAsk !== undefined) checkClearKeyAsk(clearKeyAsk, auth);
@@ -111,7 +117,8 @@ export function createLicenseFlow(
           : [];
     const keys = selectKeys(requested, auth.cid, auth.grant.externalKeys, config.keys);
     // The device is what the request says of itself: streams are counted per user and device.
-    const device = await deviceInfo(call.header('user-agent'), streamId ?? flow.requestId, drm);
+    const told = deviceInfo(call.header('user-agent'), streamId ?? flow.requestId, drm);
+    const device = told instanceof Promise ? await told : told;
     const identity = {
       siteId: auth.siteId,
       userId: auth.userId,
@@ -215,11 +222,3 @@ function refuseMode(call: Call): void {
 }
 
 const CLEARKEY_PATH = '/ri/clearkey/licenseManager.do';
-
-function attempt<T>(run: () => T): { value?: T; error?: unknown } {
-  try {
-    return { value: run() };
-  } catch (error) {
-    return { error };
-  }
-}

@@ -54,11 +54,10 @@ export function effectivePolicy(grant: Grant): EffectivePolicy {
   } else {
     const limit = p.limit ?? false;
     policy.limit = limit;
-    const timed = { duration: p.duration, expire_date: p.expire_date, start_date: p.start_date };
     if (!limit) {
-      for (const [name, value] of Object.entries(timed)) {
-        if (value !== undefined) ignored.push(`${name}: applied only when limit is true`);
-      }
+      if (p.duration !== undefined) ignored.push('duration: applied only when limit is true');
+      if (p.expire_date !== undefined) ignored.push('expire_date: applied only when limit is true');
+      if (p.start_date !== undefined) ignored.push('start_date: applied only when limit is true');
     } else {
       if (p.duration !== undefined) policy.duration = p.duration;
       if (p.expire_date !== undefined) {

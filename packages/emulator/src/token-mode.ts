@@ -131,22 +131,18 @@ export function createTokenAuthorizer(config: EmulatorConfig): TokenAuthorizer {
   }
 }
 
+// Built once per license, member by member in the order they always had (no base object spread).
 function authorizationOf(verified: VerifiedLicenseToken): Authorization {
-  const base = {
-    mode: 'token' as const,
+  const v1 = verified.version === 1;
+  return {
+    mode: 'token',
     siteId: verified.siteId,
     userId: verified.userId,
     cid: verified.cid,
     drmType: verified.drmType,
     warnings: verified.warnings,
-  };
-  if (verified.version === 1) {
-    return { ...base, grant: grantOfV1(verified.policy), responseFormat: 'original' };
-  }
-  return {
-    ...base,
-    grant: grantOfV2(verified.policy, verified.keyRotation),
-    responseFormat: verified.responseFormat,
+    grant: v1 ? grantOfV1(verified.policy) : grantOfV2(verified.policy, verified.keyRotation),
+    responseFormat: v1 ? 'original' : verified.responseFormat,
   };
 }
 

@@ -56,11 +56,7 @@ async function write(
 ): Promise<void> {
   const method = req.method ?? 'GET';
   const { status, body } = answer;
-  // In the order a web Headers object lists them (by name), as this server has always sent them.
-  const headers: Record<string, string> = {};
-  for (const name of Object.keys(answer.headers).sort()) {
-    headers[name.toLowerCase()] = answer.headers[name] as string;
-  }
+  const headers = sortedHeaders(answer.headers);
   // A body the handler stopped reading (too large) is not drained: the connection is closed instead.
   if (!req.complete && method !== 'GET' && method !== 'HEAD') headers['connection'] = 'close';
   if (body === null || method === 'HEAD') {
@@ -89,6 +85,24 @@ async function write(
     return;
   }
   await stream(body, res, status, headers);
+}
+
+/**
+ * The headers in the order a web Headers object lists them (by name), as this server has always sent
+ * them. Sorted by insertion, in place: Array.prototype.sort copies into a work array first, and every
+ * license answer has a dozen headers to order (a third of what the adapter allocated per license).
+ */
+function sortedHeaders(from: Record<string, string>): Record<string, string> {
+  const names = Object.keys(from);
+  for (let i = 1; i < names.length; i++) {
+    const name = names[i] as string;
+    let j = i - 1;
+    for (; j >= 0 && (names[j] as string) > name; j--) names[j + 1] = names[j] as string;
+    names[j + 1] = name;
+  }
+  const headers: Record<string, string> = {};
+  for (const name of names) headers[name.toLowerCase()] = from[name] as string;
+  return headers;
 }
 
 async function stream(

@@ -221,35 +221,53 @@ export function verifiedToken(
   policyJson: unknown,
 ): VerifiedLicenseToken {
   const fields = read.fields;
-  const common = {
-    drmType: fields.drm_type ?? DEFAULT_DRM_TYPE,
-    siteId: fields.site_id,
-    userId: fields.user_id,
-    cid: fields.cid,
-    timestamp: fields.timestamp,
-    issuedAt: new Date(times.issuedMs),
-    expiresAt: new Date(times.expiresMs),
-  };
-  const absentDrmType =
-    fields.drm_type === undefined ? ['drm_type is absent: "PlayReady" was assumed'] : [];
+  const drmType = fields.drm_type ?? DEFAULT_DRM_TYPE;
+  const issuedAt = new Date(times.issuedMs);
+  const expiresAt = new Date(times.expiresMs);
+  // Every verified license builds one of these: written out member by member (in the order they
+  // always had), not a common part spread into each, which built the object twice.
   if (read.version === 1) {
     const { policy, warnings } = readPolicyV1(policyJson);
     return {
-      ...common,
+      drmType,
+      siteId: fields.site_id,
+      userId: fields.user_id,
+      cid: fields.cid,
+      timestamp: fields.timestamp,
+      issuedAt,
+      expiresAt,
       version: 1,
       policy,
-      warnings: [...read.warnings, ...warnings, ...absentDrmType],
+      warnings: allWarnings(read.warnings, warnings, fields.drm_type === undefined),
     };
   }
   const { policy, warnings } = readPolicyV2(policyJson);
   return {
-    ...common,
+    drmType,
+    siteId: fields.site_id,
+    userId: fields.user_id,
+    cid: fields.cid,
+    timestamp: fields.timestamp,
+    issuedAt,
+    expiresAt,
     version: 2,
     policy,
     responseFormat: read.fields.response_format ?? 'original',
     keyRotation: read.fields.key_rotation ?? false,
-    warnings: [...read.warnings, ...warnings, ...absentDrmType],
+    warnings: allWarnings(read.warnings, warnings, fields.drm_type === undefined),
   };
+}
+
+/** The token's warnings, then its policy's, then the absent drm_type's; a new array either way. */
+function allWarnings(
+  token: readonly string[],
+  policy: readonly string[],
+  absentDrmType: boolean,
+): string[] {
+  if (token.length === 0 && policy.length === 0 && !absentDrmType) return [];
+  const all = [...token, ...policy];
+  if (absentDrmType) all.push('drm_type is absent: "PlayReady" was assumed');
+  return all;
 }
 
 function seconds(value: number | undefined, fallback: number, name: string): number {

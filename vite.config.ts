@@ -67,19 +67,8 @@ export default defineConfig({
           name: 'cross',
           root: 'test',
           include: ['**/*.test.ts'],
-          exclude: ['e2e/**', 'packaging/packaging.test.ts', 'node_modules/**'],
+          exclude: ['e2e/**', 'node_modules/**'],
           environment: 'node',
-        },
-      },
-      {
-        test: {
-          // Packs, builds and installs the packages (about 45 s on a machine of its own); beside the
-          // browser files it ran past 300 s in a clean clone. So it runs last, alone.
-          name: 'packaging',
-          root: 'test',
-          include: ['packaging/packaging.test.ts'],
-          environment: 'node',
-          sequence: { groupOrder: 1 },
         },
       },
       {

@@ -19,15 +19,8 @@ import { createEmulatorHandler } from '../src/handler.ts';
 import { coreOf, type Call } from '../src/http/exchange.ts';
 import { toNodeListener } from '../src/http/node-adapter.ts';
 import { bare, wrkMissing } from '../../../scripts/bench-load.ts';
+import { BODY, KEY, KID, PATH, SITE } from './license-fixture.ts';
 
-const SITE = { siteId: 'BENCH', siteKey: 'b'.repeat(32), accessKey: 'bench-access' };
-const KID = '00112233445566778899aabbccddeeff';
-const KEY = 'ffeeddccbbaa99887766554433221100';
-const BODY = JSON.stringify({
-  kids: [Buffer.from(KID, 'hex').toString('base64url')],
-  type: 'temporary',
-});
-const PATH = '/ri/licenseManager.do';
 const IN_FLIGHT = 256;
 const LICENSES = Number(process.env['BENCH_LICENSES'] ?? 100_000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 4);

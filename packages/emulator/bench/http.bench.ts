@@ -30,19 +30,12 @@ import {
   type Listener,
   type RunFigures,
 } from '../../../scripts/bench-load.ts';
+import { BODY, KEY, KID, PATH, SITE } from './license-fixture.ts';
 
-const SITE = { siteId: 'BENCH', siteKey: 'b'.repeat(32), accessKey: 'bench-access' };
-const KID = '00112233445566778899aabbccddeeff';
-const KEY = 'ffeeddccbbaa99887766554433221100';
-const BODY = JSON.stringify({
-  kids: [Buffer.from(KID, 'hex').toString('base64url')],
-  type: 'temporary',
-});
 const CONNECTIONS = 128;
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const HEADER = 'x-drm-custom-data';
-const PATH = '/ri/licenseManager.do';
 
 const UPSTREAM = 'MULTIDRM_BENCH_EMULATOR_UPSTREAM';
 const SERVER = 'MULTIDRM_BENCH_EMULATOR_SERVER';

@@ -18,19 +18,12 @@ import {
   wrkMissing,
   type RunFigures,
 } from '../../../scripts/bench-load.ts';
+import { BODY, KEY, KID, PATH, SITE } from './license-fixture.ts';
 
-const SITE = { siteId: 'BENCH', siteKey: 'b'.repeat(32), accessKey: 'bench-access' };
-const KID = '00112233445566778899aabbccddeeff';
-const KEY = 'ffeeddccbbaa99887766554433221100';
-const BODY = JSON.stringify({
-  kids: [Buffer.from(KID, 'hex').toString('base64url')],
-  type: 'temporary',
-});
 const CONCURRENCIES = [1, 16, 64, 256];
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const MAX_RATIO = 3;
-const PATH = '/ri/licenseManager.do';
 const SERVER = 'MULTIDRM_BENCH_EMULATOR_TAIL';
 
 if (process.env[SERVER] === '1') {

@@ -21,30 +21,18 @@ const node = (
 const POOL_BYTES = 4096;
 let pool = '';
 let drawn = 0;
-const hexDigits = new TextEncoder().encode('0123456789abcdef');
-const ascii = new TextDecoder();
 
 /** `bytes` random bytes as lowercase hex: request IDs and gateway nonces. */
 export function randomHex(bytes: number): string {
   if (bytes > POOL_BYTES)
     return bytesToHex(globalThis.crypto.getRandomValues(new Uint8Array(bytes)));
   if (2 * (drawn + bytes) > pool.length) {
-    pool = hexText(globalThis.crypto.getRandomValues(new Uint8Array(POOL_BYTES)));
+    pool = bytesToHex(globalThis.crypto.getRandomValues(new Uint8Array(POOL_BYTES)));
     drawn = 0;
   }
   const hex = pool.slice(2 * drawn, 2 * (drawn + bytes));
   drawn += bytes;
   return hex;
-}
-
-function hexText(random: Uint8Array): string {
-  const text = new Uint8Array(2 * random.length);
-  for (let i = 0; i < random.length; i++) {
-    const byte = random[i] as number;
-    text[2 * i] = hexDigits[byte >> 4] as number;
-    text[2 * i + 1] = hexDigits[byte & 15] as number;
-  }
-  return ascii.decode(text);
 }
 
 export async function sha256(text: string): Promise<Uint8Array> {

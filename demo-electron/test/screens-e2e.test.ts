@@ -52,9 +52,18 @@ const screen = (n: number) => `[data-testid=screens-list] [data-testid=screen-${
 
 /** Waits until screen `n` is in `state` (playing, refused) and returns its code and text. */
 async function settled(n: number, state: 'playing' | 'refused') {
-  const item = await page.waitForSelector(`${screen(n)}[data-state=${state}]`, {
-    timeout: 20_000,
-  });
+  const item = await page
+    .waitForSelector(`${screen(n)}[data-state=${state}]`, {
+      timeout: 20_000,
+    })
+    .catch(async (error: unknown) => {
+      // What the screen shows instead says why (a refusal's code and fix, or still loading).
+      const shown = await page.$(screen(n));
+      const what = shown
+        ? `it is ${await shown.getAttribute('data-state')}: ${await shown.innerText()}`
+        : 'it is not on the page';
+      throw new Error(`Screen ${n} is not ${state} after 20 s; ${what}`, { cause: error });
+    });
   return { code: (await item.getAttribute('data-code')) ?? '', text: await item.innerText() };
 }
 

@@ -40,7 +40,7 @@ export const CEILING = {
     shaka: 2603 + MARGIN,
     hls: 1001 + MARGIN,
     dash: 844 + MARGIN,
-    videojs: 894 + MARGIN,
+    videojs: 959 + MARGIN,
   },
 } as const;
 

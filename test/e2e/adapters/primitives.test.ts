@@ -1,6 +1,7 @@
 // The players' own primitives that change what a player holds, in Chromium with ClearKey against
 // the emulator: dash.js with CMCD (query and header mode), dash.js reset() then initialize() of
-// another asset, hls.js detachMedia()/attachMedia() and transferMedia() while a token is on its way.
+// another asset, hls.js detachMedia()/attachMedia() and transferMedia() while a token is on its way,
+// video.js src() of another asset while the source left still raises `encrypted`.
 import type { FlowEvent } from '@multidrm/emulator';
 import { describe, expect, test } from 'vitest';
 import { e2eSkipped, SKIP_NOTICE } from '../support/chromium.ts';
@@ -81,6 +82,29 @@ describe.skipIf(skip)("the players' own primitives", () => {
     expect(
       flow().flatMap((e) => (e.type === 'license-issued' && e.cid === ASSETS.b ? e.kids : [])),
     ).toEqual([B_KID]);
+  });
+
+  // Chromium raises `encrypted` for an append of the source left after src() changed the player's
+  // source and before the tech took it: the plugin answered it with B's options, which have no
+  // content types yet, and Chromium 156 refuses those (the app heard "Unsupported keySystem").
+  test("video.js src() of B while A's append still raises encrypted: B plays, A's event goes no further", async () => {
+    const { page, flow } = await startFresh(session, 'videojs', {
+      options: {
+        name: ASSETS.a,
+        tokenUrl: `${session.site.url}/token`,
+        licenseServer: licenseServer(),
+      },
+    });
+    await expectDecryptedPlayback(page, 'videojs');
+    await page.act('videojs', {
+      type: 'src-then-stale-encrypted',
+      asset: { cid: ASSETS.b, manifestUrl: manifestOf(session, 'videojs', 'content-b') },
+    });
+    await page.waitFor('videojs', "B's license", (s) => s.sentCids.includes(ASSETS.b), 20_000);
+    const status = await expectDecryptedPlayback(page, 'videojs');
+    expect(status.sentCids).toEqual([ASSETS.a, ASSETS.b]);
+    expect(issuedCids(flow())).toEqual([ASSETS.a, ASSETS.b]);
+    expect(deniedCodes(flow())).toEqual([]);
   });
 
   // The site holds A's token for 3 s; the media asked for its key; the app moves the media

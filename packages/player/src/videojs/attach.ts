@@ -42,6 +42,15 @@ export interface VideoJsPlayer {
 interface EventSource {
   on(type: string, listener: (event: { messageEvent?: KeyMessage }) => void): void;
   off(type: string, listener: (event: { messageEvent?: KeyMessage }) => void): void;
+  /** The media element, whose `encrypted` events the plugin answers. */
+  el?(): MediaElement | null;
+}
+interface MediaElement {
+  addEventListener(type: 'encrypted', listener: (event: Stoppable) => void, capture: true): void;
+  removeEventListener(type: 'encrypted', listener: (event: Stoppable) => void, capture: true): void;
+}
+interface Stoppable {
+  stopImmediatePropagation(): void;
 }
 interface KeyMessage {
   messageType?: string;
@@ -114,12 +123,24 @@ export function attachLicenseAuth(
     const key = bytesOf(messageEvent?.message);
     if (key && messageEvent?.messageType) messageTypes.set(key, messageEvent.messageType);
   };
+  // `src()` changes the player's source at once, the tech's a task later; meanwhile the source
+  // left still appends and the element raises its `encrypted` events. The plugin would answer them
+  // with the new source's options (Chromium 156 refuses key system access to them before VHS adds
+  // the content types: the app hears an error) and the new load's token: they go no further.
+  let loadingSrc = player.currentSrc?.() || undefined;
+  const onEncrypted = (event: Stoppable) => {
+    if (loadingSrc !== undefined && player.currentSrc?.() !== loadingSrc) {
+      event.stopImmediatePropagation();
+    }
+  };
   const techs = new Set<EventSource>();
   const watchTech = () => {
     const tech = player.tech?.(true);
     if (tech && !techs.has(tech)) {
       techs.add(tech);
       tech.on('keymessage', onKeyMessage);
+      // Capture: on the element itself, before the plugin's listener.
+      tech.el?.()?.addEventListener('encrypted', onEncrypted, true);
     }
   };
   watchTech();
@@ -224,7 +245,8 @@ export function attachLicenseAuth(
     refused: playerError,
   });
   const onLoadStart = () => {
-    renew(engine.loads.started(player.currentSrc?.()));
+    loadingSrc = player.currentSrc?.();
+    renew(engine.loads.started(loadingSrc));
     watchTech();
     if (opts.autoPrefetch) prefetch().catch(() => undefined);
   };
@@ -233,7 +255,10 @@ export function attachLicenseAuth(
     attached = false;
     player.off('loadstart', onLoadStart);
     player.off('dispose', detach);
-    for (const tech of techs) tech.off('keymessage', onKeyMessage);
+    for (const tech of techs) {
+      tech.off('keymessage', onKeyMessage);
+      tech.el?.()?.removeEventListener('encrypted', onEncrypted, true);
+    }
     engine.destroy();
     if (eme.options.keySystems === merged) eme.options.keySystems = previous;
   };

@@ -62,7 +62,13 @@ export type PlayerAction =
   /** hls.js: `transferMedia()`, then `attachMedia()` of what it handed over. */
   | { type: 'transfer' }
   /** dash.js: `reset()`, then `auth.load(cid)` and `initialize(video, url)`. */
-  | { type: 'reset'; asset: NextAsset };
+  | { type: 'reset'; asset: NextAsset }
+  /**
+   * video.js: `auth.load(cid)` and `src()` of the asset; then the element raises an `encrypted`
+   * event with the init data of the source left, as Chromium does when that source's append
+   * lands before the tech takes the new one.
+   */
+  | { type: 'src-then-stale-encrypted'; asset: NextAsset };
 
 /** The next asset on the same player, loaded the player's own way after `auth.load(cid)`. */
 export interface NextAsset {

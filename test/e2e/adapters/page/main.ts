@@ -33,7 +33,12 @@ interface VideoElement extends FrameVideo {
   autoplay: boolean;
   readonly readyState: number;
   readonly paused: boolean;
-  addEventListener(type: string, listener: () => void, options?: { once: true }): void;
+  addEventListener(
+    type: string,
+    listener: (event?: { initData?: ArrayBuffer | null }) => void,
+    options?: { once: true },
+  ): void;
+  dispatchEvent(event: object): boolean;
 }
 /** What the app's hls.js hook uses of the XHR. */
 interface AppXhr {
@@ -53,6 +58,10 @@ interface PageGlobals {
     init: object,
   ): Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
   adapters?: AdapterHarness;
+  MediaEncryptedEvent: new (
+    type: 'encrypted',
+    init: { initDataType: string; initData: ArrayBuffer | null },
+  ) => object;
 }
 const page = globalThis as unknown as PageGlobals;
 
@@ -313,13 +322,24 @@ const players: Record<PlayerName, Start> = {
         keySystems: auth.keySystems,
         ...(app?.headers && { emeHeaders: app.headers }),
       } as Parameters<typeof player.src>[0]);
+    // The init data of the last `encrypted` event: what a stale event of this source carries.
+    let initData: ArrayBuffer | null = null;
+    video.addEventListener('encrypted', (event) => (initData = event?.initData ?? null));
     if (options.name) auth.load(options.name);
     src(manifestUrl);
+    const next = ({ cid, manifestUrl: url }: NextAsset) => {
+      auth.load(cid);
+      src(url);
+    };
     return {
       auth,
-      next({ cid, manifestUrl: url }) {
-        auth.load(cid);
-        src(url);
+      next,
+      act(action) {
+        if (action.type !== 'src-then-stale-encrypted') return;
+        next(action.asset);
+        video.dispatchEvent(
+          new page.MediaEncryptedEvent('encrypted', { initDataType: 'cenc', initData }),
+        );
       },
       stop: () => player.dispose(),
     };

@@ -93,12 +93,13 @@ export interface AdapterSession {
 // Page functions run in the browser, where globalThis is the window holding the harness.
 type PageWindow = { adapters: AdapterHarness; document: { title: string } };
 
-/** What a test file changes of the emulator's configuration (e.g. a short stream grace). */
-export type EmulatorOverrides = Partial<Pick<EmulatorConfigInput, 'streamGraceSeconds'>>;
+/** What a test file changes of the emulator's configuration (a short stream grace, more cids). */
+export type EmulatorOverrides = Partial<Pick<EmulatorConfigInput, 'streamGraceSeconds' | 'keys'>>;
 
-export async function openAdapterSession(
-  overrides: EmulatorOverrides = {},
-): Promise<AdapterSession> {
+export async function openAdapterSession({
+  keys: moreKeys,
+  ...overrides
+}: EmulatorOverrides = {}): Promise<AdapterSession> {
   // Before anything is started: a missing browser fails with its own message, at once.
   findChromium();
   const closers: Array<() => Promise<unknown>> = [];
@@ -130,6 +131,7 @@ export async function openAdapterSession(
         [ASSETS.a]: { kid: SAMPLE.kid, key: SAMPLE.key },
         [ASSETS.b]: { kid: B_KID, key: SAMPLE.key },
         [ASSETS.download]: { kid: SAMPLE.kid, key: SAMPLE.key },
+        ...moreKeys,
       },
       allowedOrigins: [statics.origin],
       tokenValiditySeconds: TOKEN_WINDOW_SECONDS,

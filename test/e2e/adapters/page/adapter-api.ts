@@ -138,10 +138,17 @@ export interface AdapterHarness {
   shaka(id: string, step: ShakaStep): Promise<void>;
   /** Pauses, seeks to `seconds` and resolves once that frame is on screen, with its media time. */
   showFrame(id: string, seconds: number): Promise<number>;
+  /** The player's license auth handle, for a walk of what it holds (not serialisable). */
+  handleOf(id: string): unknown;
 }
 
 /**
  * A Shaka step: `auth.preload(cid, player.preload(url))`; `player.load()` of the preload made for
- * `loadPreloaded` (a cid); `player.load(url)` with no cid named (the app restarts what plays).
+ * `loadPreloaded` (a cid); `player.load(url)` with no cid named (the app restarts what plays);
+ * `preloadEach`: a preload of each cid in turn, run to its end (its license too), then let go.
  */
-export type ShakaStep = { preload: NextAsset } | { loadPreloaded: string } | { reload: string };
+export type ShakaStep =
+  | { preload: NextAsset }
+  | { loadPreloaded: string }
+  | { reload: string }
+  | { preloadEach: { cids: string[]; manifestUrl: string } };

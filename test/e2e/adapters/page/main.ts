@@ -206,6 +206,14 @@ const players: Record<PlayerName, Start> = {
         if ('preload' in step) {
           const { cid, manifestUrl: url } = step.preload;
           preloads.set(cid, auth.preload(cid, player.preload(url)));
+        } else if ('preloadEach' in step) {
+          const { cids, manifestUrl: url } = step.preloadEach;
+          for (const cid of cids) {
+            const manager = await auth.preload(cid, player.preload(url));
+            await manager?.waitForFinish();
+            // destroy() of the manager alone leaves it in the player's list of preloads.
+            player.destroyAllPreloads();
+          }
         } else if ('loadPreloaded' in step) {
           const preloaded = await preloads.get(step.loadPreloaded);
           if (!preloaded) throw new Error(`No preload of ${step.loadPreloaded}.`);
@@ -430,6 +438,8 @@ const adapters: AdapterHarness = {
         (status.stored = status.storedBy[asset.cid] = JSON.stringify(describe(error, 'store()'))),
     );
   },
+
+  handleOf: (id) => entry(id).started.auth,
 
   async shaka(id, step) {
     const { started } = entry(id);

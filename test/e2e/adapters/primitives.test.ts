@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { e2eSkipped, SKIP_NOTICE } from '../support/chromium.ts';
 import { ASSETS, B_KID, manifestOf, startFresh, useAdapterSession } from './adapter-session.ts';
 import { expectDecryptedPlayback } from './playback-proof.ts';
+import type { NextAsset, PlayerAction } from './page/adapter-api.ts';
 
 const skip = e2eSkipped();
 if (skip) console.warn(SKIP_NOTICE);
@@ -60,52 +61,45 @@ describe.skipIf(skip)("the players' own primitives", () => {
     expect(cmcd.length).toBeGreaterThan(0);
   }
 
-  test("dash.js reset(), then initialize() of B: B plays with B's token", async () => {
-    const { page, flow } = await startFresh(session, 'dash', {
+  /**
+   * A plays decrypted; `action` moves the player to B its own way: B plays decrypted, the license
+   * requests went with A's cid then B's, and the emulator read them from the tokens and issued B's
+   * own key, with no refusal.
+   */
+  async function aThenB(
+    player: 'dash' | 'videojs',
+    action: (b: NextAsset) => PlayerAction,
+  ): Promise<void> {
+    const { page, flow } = await startFresh(session, player, {
       options: {
         name: ASSETS.a,
         tokenUrl: `${session.site.url}/token`,
         licenseServer: licenseServer(),
       },
     });
-    await expectDecryptedPlayback(page, 'dash');
-    await page.act('dash', {
-      type: 'reset',
-      asset: { cid: ASSETS.b, manifestUrl: manifestOf(session, 'dash', 'content-b') },
-    });
-    await page.waitFor('dash', "B's license", (s) => s.sentCids.includes(ASSETS.b), 20_000);
-    const status = await expectDecryptedPlayback(page, 'dash');
+    await expectDecryptedPlayback(page, player);
+    await page.act(
+      player,
+      action({ cid: ASSETS.b, manifestUrl: manifestOf(session, player, 'content-b') }),
+    );
+    await page.waitFor(player, "B's license", (s) => s.sentCids.includes(ASSETS.b), 20_000);
+    const status = await expectDecryptedPlayback(page, player);
     expect(status.sentCids).toEqual([ASSETS.a, ASSETS.b]);
-    // The emulator read B's cid from the token of B's request, and issued B's own key.
     expect(issuedCids(flow())).toEqual([ASSETS.a, ASSETS.b]);
     expect(deniedCodes(flow())).toEqual([]);
     expect(
       flow().flatMap((e) => (e.type === 'license-issued' && e.cid === ASSETS.b ? e.kids : [])),
     ).toEqual([B_KID]);
-  });
+  }
+
+  test("dash.js reset(), then initialize() of B: B plays with B's token", () =>
+    aThenB('dash', (asset) => ({ type: 'reset', asset })));
 
   // Chromium raises `encrypted` for an append of the source left after src() changed the player's
   // source and before the tech took it: the plugin answered it with B's options, which have no
   // content types yet, and Chromium 156 refuses those (the app heard "Unsupported keySystem").
-  test("video.js src() of B while A's append still raises encrypted: B plays, A's event goes no further", async () => {
-    const { page, flow } = await startFresh(session, 'videojs', {
-      options: {
-        name: ASSETS.a,
-        tokenUrl: `${session.site.url}/token`,
-        licenseServer: licenseServer(),
-      },
-    });
-    await expectDecryptedPlayback(page, 'videojs');
-    await page.act('videojs', {
-      type: 'src-then-stale-encrypted',
-      asset: { cid: ASSETS.b, manifestUrl: manifestOf(session, 'videojs', 'content-b') },
-    });
-    await page.waitFor('videojs', "B's license", (s) => s.sentCids.includes(ASSETS.b), 20_000);
-    const status = await expectDecryptedPlayback(page, 'videojs');
-    expect(status.sentCids).toEqual([ASSETS.a, ASSETS.b]);
-    expect(issuedCids(flow())).toEqual([ASSETS.a, ASSETS.b]);
-    expect(deniedCodes(flow())).toEqual([]);
-  });
+  test("video.js src() of B while A's append still raises encrypted: B plays, A's event goes no further", () =>
+    aThenB('videojs', (asset) => ({ type: 'src-then-stale-encrypted', asset })));
 
   // The site holds A's token for 3 s; the media asked for its key; the app moves the media
   // meanwhile. hls.js keeps the source and its key sessions: the token comes, the license goes

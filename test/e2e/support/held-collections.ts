@@ -90,10 +90,7 @@ async function walk(
   const plain = value.type === 'object' && !value.subtype && value.className === 'Object';
   if (value.type === 'object' && !kind && !plain) return;
   if (!(await firstVisit(cdp, value.objectId))) return;
-  const { result, internalProperties = [] } = (await cdp.send('Runtime.getProperties', {
-    objectId: value.objectId,
-    ownProperties: true,
-  })) as Properties;
+  const { result, internalProperties = [] } = await propertiesOf(cdp, value.objectId);
   if (kind) {
     const size = Number(/\((\d+)\)/.exec(value.description ?? '')?.[1] ?? 0);
     found.push({ path, kind, size });
@@ -111,17 +108,11 @@ async function walk(
   }
   const scopes = internalProperties.find((p) => p.name === '[[Scopes]]')?.value;
   if (!scopes?.objectId) return;
-  const list = (await cdp.send('Runtime.getProperties', {
-    objectId: scopes.objectId,
-    ownProperties: true,
-  })) as Properties;
+  const list = await propertiesOf(cdp, scopes.objectId);
   for (const scope of list.result) {
     const name = scope.value?.description ?? '';
     if (!scope.value?.objectId || !OWN_SCOPE.test(name)) continue;
-    const variables = (await cdp.send('Runtime.getProperties', {
-      objectId: scope.value.objectId,
-      ownProperties: true,
-    })) as Properties;
+    const variables = await propertiesOf(cdp, scope.value.objectId);
     for (const variable of variables.result) {
       await walk(cdp, variable.value, `${path} > [[${name}]] ${variable.name}`, depth + 1, found);
     }
@@ -131,20 +122,22 @@ async function walk(
 /** The keys and values of a Map's or Set's `[[Entries]]`. */
 async function entriesOf(cdp: CDPSession, entries: RemoteObject): Promise<RemoteObject[]> {
   if (!entries.objectId) return [];
-  const { result } = (await cdp.send('Runtime.getProperties', {
-    objectId: entries.objectId,
-    ownProperties: true,
-  })) as Properties;
+  const { result } = await propertiesOf(cdp, entries.objectId);
   const out: RemoteObject[] = [];
   for (const entry of result) {
     if (!entry.value?.objectId || entry.value.subtype !== 'internal#entry') continue;
-    const parts = (await cdp.send('Runtime.getProperties', {
-      objectId: entry.value.objectId,
-      ownProperties: true,
-    })) as Properties;
+    const parts = await propertiesOf(cdp, entry.value.objectId);
     for (const part of parts.result) if (part.value) out.push(part.value);
   }
   return out;
+}
+
+/** An object's own properties, and its internal ones (`[[Scopes]]`, `[[Entries]]`). */
+function propertiesOf(cdp: CDPSession, objectId: string): Promise<Properties> {
+  return cdp.send('Runtime.getProperties', {
+    objectId,
+    ownProperties: true,
+  }) as Promise<Properties>;
 }
 
 /** Marks the object in the page (a WeakSet: nothing kept alive); false when it was marked before. */

@@ -723,6 +723,49 @@ export const siteKit: Catalogue = {
       mutated: '',
       why: 'the service reads the site of a ClearKey GET from its query: without it no license',
     },
+    // --- the node transport's kept connections (issue #38 point 23)
+    {
+      id: 'pool-keep-alive-hint-ignored',
+      file: `${S}/proxy/socket-pool.ts`,
+      original: 'if (connection !== undefined) connection.keepMs = lastHintMs;',
+      mutated: '',
+      why: "a connection the server is about to close would be used: the player's license fails with UPSTREAM_UNREACHABLE",
+    },
+    {
+      id: 'pool-idle-bytes-kept',
+      file: `${S}/proxy/socket-pool.ts`,
+      original: "    socket.on('data', connection.guard);\n",
+      mutated: '',
+      why: "bytes the server sent an idle connection would be read as the next call's answer: another user's license",
+    },
+    {
+      id: 'pool-idle-error-unheard',
+      file: `${S}/proxy/socket-pool.ts`,
+      original: "    socket.on('error', () => undefined);\n",
+      mutated: '',
+      why: "the service resetting an idle connection would crash the site's process",
+    },
+    {
+      id: 'pool-idle-holds-process',
+      file: `${S}/proxy/socket-pool.ts`,
+      original: '    socket.unref();\n',
+      mutated: '',
+      why: 'a script or test that called the proxy could not exit until the service closed its connections',
+    },
+    {
+      id: 'pool-closed-connection-reused',
+      file: `${S}/proxy/socket-pool.ts`,
+      original: 'if (socket.destroyed || !socket.writable) continue;',
+      mutated: '',
+      why: 'a call would be written to a connection the server closed: UPSTREAM_UNREACHABLE for a service that is up',
+    },
+    {
+      id: 'answer-head-length-unread',
+      file: `${S}/proxy/node-transport.ts`,
+      original: '      head.length = Number(value);',
+      mutated: '',
+      why: 'an answer declared over the limit would be read up to the limit instead of refused at its head',
+    },
   ]
     .map((m) => ({
       ...m,
